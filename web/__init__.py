@@ -1,0 +1,1 @@
+"""The dashboard, the live loop and the command line: where the parts are wired together."""
