@@ -70,7 +70,9 @@ _GAMES: dict[str, type[Game]] = {}
 
 def register_game(cls: type[G]) -> type[G]:
     """Class decorator: make a game findable by its ``name`` (OpenSpiel's ``register_game``)."""
-    assert cls.name and cls.name not in _GAMES, f"game name {cls.name!r} missing or taken"
+    known = _GAMES.get(cls.name)
+    # The same class may be imported twice (e.g. by doctest under another module name).
+    assert cls.name and (known is None or known.__qualname__ == cls.__qualname__), f"game name {cls.name!r} missing or taken"
     _GAMES[cls.name] = cls
     return cls
 
@@ -324,8 +326,10 @@ class State:
         """Draw an outcome of the pending chance step with the caller's ``rng`` (simulation only)."""
         outcomes = self.chance_outcomes()
         assert outcomes, "no chance step is pending"
-        actions, weights = zip(*outcomes)
-        return rng.choices(list(actions), weights=[float(w) for w in weights])[0]
+        actions = [action for action, _ in outcomes]
+        weights = [float(weight) for _, weight in outcomes]
+        chosen: Action = rng.choices(actions, weights=weights)[0]
+        return chosen
 
     def expected_values(self) -> dict[Action, float]:
         """The expected value of each legal option under the game's chance model, where it has one."""

@@ -18,6 +18,7 @@ ZONE_TITLES = {
     "draw": "the Draw Pile",
     "discard": "the Discard Pile",
     "supply": "the supply",
+    "aside": "the side of the table",
 }
 PLAYER_ZONE_TITLES = {
     "gathered": "{}'s Gathered area",
