@@ -331,6 +331,21 @@ class State:
         chosen: Action = rng.choices(actions, weights=weights)[0]
         return chosen
 
+    def chance_zones(self) -> tuple[str, ...]:
+        """The zones a pending throw or roll changes (the Theatre and where the dice came from).
+
+        Reconciliation compares every other zone with ``zones()`` and reads the outcome from these.
+        """
+        return ()
+
+    def chance_from_table(self, observed: Mapping[str, Sequence[Item]]) -> Action:
+        """The chance action the camera's read of the ``chance_zones`` stands for.
+
+        :raises IllegalActionError: when the table cannot be the outcome of this throw (too few
+            objects in the Theatre, some left behind), saying what is wrong.
+        """
+        raise IllegalActionError(f"{self.game.title} reads this step from the tablet, not the camera")
+
     def expected_values(self) -> dict[Action, float]:
         """The expected value of each legal option under the game's chance model, where it has one."""
         return {}

@@ -13,6 +13,7 @@ import itertools
 import math
 import random
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import lru_cache
 
@@ -152,6 +153,22 @@ class SevensState(State):
         if self.is_terminal() or self.current_player() != CHANCE:
             return []
         return [(Roll(faces), p) for faces, p in roll_distribution(self._dice_to_roll())]
+
+    def chance_zones(self) -> tuple[str, ...]:
+        return ("theatre", "aside") if self.current_player() == CHANCE else ()
+
+    def chance_from_table(self, observed: Mapping[str, Sequence[Item]]) -> Action:
+        """The dice rolled are those in the Theatre, less any held back under a partial re-roll."""
+        faces = [int(item.value) for item in observed.get("theatre", ()) if item.value is not None]
+        for face in self.held:
+            if face not in faces:
+                raise IllegalActionError(f"the held die showing {face} is no longer in the Theatre", "A62")
+            faces.remove(face)
+        expected = self._dice_to_roll()
+        if len(faces) != expected:
+            who = self.game.players[self.roller()]
+            raise IllegalActionError(f"{who} rolls {expected} dice, but {len(faces)} lie in the Theatre", "SV-4.1")
+        return Roll(tuple(sorted(faces)))
 
     def sample_chance(self, rng: random.Random) -> Action:
         return Roll(tuple(sorted(rng.randint(1, 6) for _ in range(self._dice_to_roll()))))

@@ -1,0 +1,233 @@
+"""Reconcile what the camera saw with the table the rules expect (DESIGN.md, the flow of one throw).
+
+The result is exactly one ruling: the outcome of the pending throw (``ChanceOutcome``), the
+table as expected (``TableMatches``, which confirms the forced moves), a ``Discrepancy`` naming
+what is missing, extra, misplaced, on edge or cocked and what to do, or a ``Question`` where a
+read is too unsure to use. The referee never guesses: nothing unsure becomes a ruling.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from referee.actions import Action
+from referee.core import CHANCE, State
+from referee.errors import IllegalActionError
+from referee.table import Item, Move, describe_items, zone_title
+
+CONFIDENT = 0.8
+"""Reads below this confidence are asked about, never used."""
+
+UNREADABLE_FLAGS = frozenset({"cocked", "on_edge", "stacked", "moving"})
+"""Flags that make an object's face unreadable: the throw is not valid (G-3)."""
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One object as the camera saw it, in the rules' terms.
+
+    ``ref`` points back at the detection (its index in the observation) so the tablet can show
+    which object a question or a problem is about.
+    """
+
+    kind: str
+    value: str | int | None
+    zone: str | None
+    confidence: float = 1.0
+    flags: tuple[str, ...] = ()
+    ref: int = 0
+
+    def item(self) -> Item:
+        """The object as an ``Item`` (kind and face)."""
+        return Item(self.kind, self.value)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One difference between the table and the rules, in plain words, with what to do."""
+
+    text: str
+    zone: str | None = None
+    refs: tuple[int, ...] = ()
+    rule: str = ""
+
+
+@dataclass(frozen=True)
+class ChanceOutcome:
+    """The pending throw or roll, read from the table: apply ``action`` to the match."""
+
+    action: Action
+
+
+@dataclass(frozen=True)
+class TableMatches:
+    """The table looks as the rules say; ``confirmed`` are the forced moves now carried out."""
+
+    confirmed: tuple[Move, ...] = ()
+
+
+@dataclass(frozen=True)
+class Discrepancy:
+    """The table differs from what the rules expect; nothing is applied until it is put right."""
+
+    problems: tuple[Problem, ...]
+    rethrow: bool = False
+    """True when the throw itself is invalid and must be made again (G-3, A1)."""
+
+    def text(self) -> str:
+        """All problems in one paragraph."""
+        return " ".join(problem.text for problem in self.problems)
+
+
+@dataclass(frozen=True)
+class Question:
+    """A read too unsure to use: the players are asked, e.g. "Is this penny heads or tails?"."""
+
+    text: str
+    refs: tuple[int, ...]
+    choices: tuple[str, ...] = field(default=())
+
+
+Ruling = ChanceOutcome | TableMatches | Discrepancy | Question
+
+
+def reconcile(state: State, seen: Sequence[Seen], confident: float = CONFIDENT) -> Ruling:
+    """Compare the camera's read with the table ``state`` expects and rule on it."""
+    chance = state.current_player() == CHANCE
+    throw_zones = set(state.chance_zones()) if chance else set()
+    expected = state.zones()
+
+    unreadable = [s for s in seen if UNREADABLE_FLAGS & set(s.flags)]
+    if unreadable:
+        return _unreadable(unreadable, throw_zones)
+    outside = [s for s in seen if s.zone is None or s.zone not in expected]
+    if outside and chance:
+        refs = tuple(s.ref for s in outside)
+        return Discrepancy((Problem(f"{_count(len(outside), 'object')} landed outside the play area: "
+                                    "throw again (G-3)", None, refs, "G-3"),), rethrow=True)
+    unsure = [s for s in seen if _face_matters(s, expected, throw_zones) and (s.value is None or s.confidence < confident)]
+    if unsure:
+        return _question(unsure)
+
+    observed: dict[str, list[Item]] = {zone: [] for zone in expected}
+    for s in seen:
+        if s.zone in observed:
+            observed[s.zone].append(s.item())
+    problems = _compare(
+        {z: items for z, items in expected.items() if z not in throw_zones},
+        {z: items for z, items in observed.items() if z not in throw_zones},
+        seen,
+    )
+    if outside:
+        problems.insert(0, Problem(f"{describe_items(s.item() for s in outside)} lie outside every zone",
+                                   None, tuple(s.ref for s in outside), "G-2"))
+    if problems:
+        return Discrepancy(tuple(problems))
+    if not chance:
+        return TableMatches(state.forced_moves())
+    try:
+        action = state.chance_from_table({z: observed[z] for z in throw_zones})
+    except IllegalActionError as exc:
+        return Discrepancy((Problem(str(exc), "theatre", (), exc.rule),), rethrow=True)
+    error = state.why_illegal(action)
+    if error is not None:
+        return Discrepancy((Problem(str(error), "theatre", (), error.rule),), rethrow=True)
+    return ChanceOutcome(action)
+
+
+def answer(seen: Sequence[Seen], refs: Iterable[int], value: str | int) -> list[Seen]:
+    """The reads with the players' answer about objects ``refs`` taken as certain."""
+    chosen = set(refs)
+    return [replace(s, value=value, confidence=1.0) if s.ref in chosen else s for s in seen]
+
+
+def _face_matters(s: Seen, expected: dict[str, tuple[Item, ...]], throw_zones: set[str]) -> bool:
+    if s.zone in throw_zones:
+        return s.zone == "theatre"
+    return any(item.value is not None for item in expected.get(s.zone or "", ()))
+
+
+def _unreadable(objects: list[Seen], throw_zones: set[str]) -> Discrepancy:
+    problems = []
+    for s in objects:
+        flag = next(f for f in s.flags if f in UNREADABLE_FLAGS)
+        what = {"cocked": "is cocked against something", "on_edge": "is on its edge",
+                "stacked": "lies on another", "moving": "is still moving"}[flag]
+        problems.append(Problem(f"a {s.kind} in {zone_title(s.zone or 'theatre')} {what}", s.zone, (s.ref,), "G-3"))
+    rethrow = any(s.zone in throw_zones for s in objects)
+    if rethrow:
+        problems.append(Problem("The throw is not valid: throw again (G-3, A1)", "theatre", (), "G-3"))
+    return Discrepancy(tuple(problems), rethrow=rethrow)
+
+
+def _question(unsure: list[Seen]) -> Question:
+    first = unsure[0]
+    choices: tuple[str, ...]
+    if first.kind in ("penny", "nickel", "dime", "quarter"):
+        text, choices = f"Is this {first.kind} heads or tails?", ("heads", "tails")
+    else:
+        faces = int(first.kind[1:]) if first.kind[1:].isdigit() else 6
+        text, choices = f"What does this {first.kind} show?", tuple(str(f) for f in range(1, faces + 1))
+    if len(unsure) > 1:
+        text += f" ({len(unsure) - 1} more to check after this one)"
+    return Question(text, (first.ref,), choices)
+
+
+def _compare(expected: dict[str, tuple[Item, ...]], observed: dict[str, list[Item]], seen: Sequence[Seen]) -> list[Problem]:
+    """Name every difference zone by zone; a missing object found in another zone is misplaced."""
+    missing: dict[str, Counter[Item]] = {}
+    extra: dict[str, Counter[Item]] = {}
+    for zone, items in expected.items():
+        want = Counter(items)
+        have = Counter(_match_values(observed.get(zone, []), items))
+        missing[zone] = want - have
+        extra[zone] = have - want
+    problems: list[Problem] = []
+    misplaced: dict[tuple[str, str], list[Item]] = {}
+    for zone, lacking in missing.items():
+        for item, count in lacking.items():
+            for other, surplus in extra.items():
+                if other == zone or count == 0:
+                    continue
+                # A zone that does not care about faces takes any object of the right kind.
+                for candidate in [c for c in surplus if _fits(c, item)]:
+                    moved = min(count, surplus[candidate])
+                    if moved:
+                        misplaced.setdefault((other, zone), []).extend([candidate] * moved)
+                        count -= moved
+                        surplus[candidate] -= moved
+            if count:
+                problems.append(Problem(f"{zone_title(zone)} is missing {describe_items([item] * count)}", zone))
+    for (source, target), moved_items in misplaced.items():
+        refs = tuple(sorted({ref for item in set(moved_items) for ref in _refs(seen, source, item)}))
+        problems.insert(0, Problem(f"{describe_items(moved_items)} in {zone_title(source)} should be in {zone_title(target)}",
+                                   source, refs))
+    for zone, surplus in extra.items():
+        surplus = +surplus
+        if surplus:
+            problems.append(Problem(f"{zone_title(zone)} has {describe_items(surplus.elements())} too many",
+                                    zone, _refs(seen, zone, None)))
+    return problems
+
+
+def _fits(candidate: Item, wanted: Item) -> bool:
+    return candidate == wanted or (wanted.value is None and candidate.kind == wanted.kind)
+
+
+def _match_values(items: list[Item], expected: Sequence[Item]) -> list[Item]:
+    """Drop faces the rules do not care about in this zone (pennies waiting in the Balcony)."""
+    if expected and all(item.value is None for item in expected):
+        return [Item(item.kind) for item in items]
+    if not expected:
+        return [Item(item.kind) if item.value is None else item for item in items]
+    return items
+
+
+def _refs(seen: Sequence[Seen], zone: str, item: Item | None) -> tuple[int, ...]:
+    return tuple(s.ref for s in seen if s.zone == zone and (item is None or s.kind == item.kind))
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")

@@ -1,0 +1,105 @@
+"""Reconciling the camera's read with the table the rules expect (DESIGN.md, G-2, G-3)."""
+
+from __future__ import annotations
+
+from referee import find_game
+from referee.actions import Roll
+from referee.reconcile import (
+    ChanceOutcome,
+    Discrepancy,
+    Question,
+    Seen,
+    TableMatches,
+    answer,
+    reconcile,
+)
+
+
+def sevens_turn():
+    state = find_game("sevens")(["A", "B"], {"sv.rounds": 1}).new_state()
+    state.apply("roll 6 6 6 6 6 6")
+    state.apply("roll 1 1 1 1 1 1")
+    return state
+
+
+def dice(zone: str, *faces: int, confidence: float = 0.99, flags: tuple[str, ...] = ()) -> list[Seen]:
+    return [Seen("d6", f, zone, confidence, flags, ref=i) for i, f in enumerate(faces)]
+
+
+def aside(n: int, start: int = 100) -> list[Seen]:
+    return [Seen("d6", 3, "aside", 0.9, (), ref=start + i) for i in range(n)]
+
+
+def test_a_roll_read_from_the_theatre_is_the_chance_outcome() -> None:
+    state = sevens_turn()
+    ruling = reconcile(state, dice("theatre", 1, 2, 4, 6, 3, 3))
+    assert ruling == ChanceOutcome(Roll((1, 2, 3, 3, 4, 6)))
+
+
+def test_too_few_dice_in_the_theatre_is_a_rethrow_naming_the_count() -> None:
+    state = sevens_turn()
+    ruling = reconcile(state, dice("theatre", 1, 2, 4, 6, 3) + aside(1))
+    assert isinstance(ruling, Discrepancy) and ruling.rethrow
+    assert "rolls 6 dice, but 5 lie in the Theatre" in ruling.text()
+
+
+def test_an_unsure_face_becomes_a_question_never_a_guess() -> None:
+    state = sevens_turn()
+    seen = dice("theatre", 1, 2, 4, 6, 3, 3)
+    seen[2] = Seen("d6", 4, "theatre", 0.55, (), ref=2)
+    ruling = reconcile(state, seen)
+    assert isinstance(ruling, Question)
+    assert ruling.refs == (2,) and ruling.choices == ("1", "2", "3", "4", "5", "6")
+    fixed = answer(seen, ruling.refs, 5)
+    assert reconcile(state, fixed) == ChanceOutcome(Roll((1, 2, 3, 3, 5, 6)))
+
+
+def test_a_face_read_as_none_is_asked_about() -> None:
+    state = sevens_turn()
+    seen = dice("theatre", 1, 2, 4, 6, 3, 3)
+    seen[0] = Seen("d6", None, "theatre", 0.9, (), ref=0)
+    assert isinstance(reconcile(state, seen), Question)
+
+
+def test_a_cocked_die_in_the_theatre_means_throw_again() -> None:
+    """G-3 / A1: an object that does not lie flat makes the throw invalid."""
+    state = sevens_turn()
+    seen = dice("theatre", 1, 2, 4, 6, 3) + [Seen("d6", 3, "theatre", 0.9, ("cocked",), ref=9)]
+    ruling = reconcile(state, seen)
+    assert isinstance(ruling, Discrepancy) and ruling.rethrow
+    assert "cocked" in ruling.text() and ruling.problems[0].refs == (9,)
+
+
+def test_a_die_outside_every_zone_during_a_throw_means_throw_again() -> None:
+    state = sevens_turn()
+    seen = dice("theatre", 1, 2, 4, 6, 3) + [Seen("d6", 3, None, 0.9, (), ref=7)]
+    ruling = reconcile(state, seen)
+    assert isinstance(ruling, Discrepancy) and ruling.rethrow and ruling.problems[0].refs == (7,)
+
+
+def test_forced_moves_confirmed_when_the_table_matches() -> None:
+    """SV-4.2: after the removal the Theatre holds 2 and 3, the four removed dice lie aside."""
+    state = sevens_turn()
+    state.apply("roll 1 2 4 6 3 3")
+    ruling = reconcile(state, dice("theatre", 2, 3) + aside(4))
+    assert isinstance(ruling, TableMatches)
+    assert [m.rule for m in ruling.confirmed] == ["SV-4.2"]
+
+
+def test_forced_move_not_yet_made_is_a_discrepancy_naming_the_dice() -> None:
+    state = sevens_turn()
+    state.apply("roll 1 2 4 6 3 3")
+    ruling = reconcile(state, dice("theatre", 2, 3, 1, 6, 4, 3))
+    assert isinstance(ruling, Discrepancy) and not ruling.rethrow
+    assert ruling.text() == (
+        "1 die showing 1, 1 die showing 3, 1 die showing 4 and 1 die showing 6 in the Theatre "
+        "should be in the side of the table"
+    )
+
+
+def test_a_missing_die_is_named() -> None:
+    state = sevens_turn()
+    state.apply("roll 1 2 4 6 3 3")
+    ruling = reconcile(state, dice("theatre", 2) + aside(4))
+    assert isinstance(ruling, Discrepancy)
+    assert "the Theatre is missing 1 die showing 3" in ruling.text()
