@@ -1,0 +1,210 @@
+"""The JSON API the dashboard uses, the live-update stream and the camera stream.
+
+Views stay thin: they check who is asking, call the referee service and turn its errors into
+HTTP codes (an illegal action is 409 with the rule it breaks; malformed input is 400).
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, abort, current_app, jsonify, request, stream_with_context
+
+from web.auth import check_csrf, controller_required, is_controller, login, set_pin
+from web.dashboard import games_catalogue
+
+bp = Blueprint("api", __name__)
+
+HEARTBEAT_SECONDS = 15.0
+
+
+def service() -> Any:
+    """The referee service attached to this app."""
+    return current_app.extensions["referee"]
+
+
+def view_for_client() -> dict[str, Any]:
+    """The service's view plus what this client may do."""
+    view = dict(service().view())
+    view["controller"] = is_controller()
+    return view
+
+
+def json_body(*required: str) -> dict[str, Any]:
+    """The request's JSON object, with ``required`` keys present.
+
+    :raises: 400 naming what is wrong.
+    """
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        abort(400, "the request body must be a JSON object")
+    missing = [key for key in required if key not in data]
+    if missing:
+        abort(400, f"missing field(s): {', '.join(missing)}")
+    return data
+
+
+def text_field(data: dict[str, Any], key: str) -> str:
+    """A non-empty string field of the body (400 otherwise)."""
+    value = data.get(key)
+    if not isinstance(value, str) or not value.strip():
+        abort(400, f"{key} must be a non-empty string")
+    return value.strip()
+
+
+@bp.get("/api/state")
+def state() -> Any:
+    """The current view: prompt, options with labels, forced moves, scores, history."""
+    return jsonify(view_for_client())
+
+
+@bp.get("/api/games")
+def games() -> Any:
+    """Every game with its options and their explanations."""
+    return jsonify(games_catalogue())
+
+
+@bp.post("/api/login")
+def login_route() -> Any:
+    """Unlock control of the match with the PIN."""
+    check_csrf()
+    data = json_body("pin")
+    if not isinstance(data["pin"], str) or not login(data["pin"]):
+        abort(403, "wrong PIN")
+    return jsonify(ok=True)
+
+
+@bp.post("/api/action")
+@controller_required
+def action() -> Any:
+    """Apply one action in its text form (``{"action": "cancel"}``)."""
+    text = text_field(json_body("action"), "action")
+    service().act(text)
+    return jsonify(view_for_client())
+
+
+@bp.post("/api/undo")
+@controller_required
+def undo() -> Any:
+    """Take back the last action (kept for redo)."""
+    service().undo()
+    return jsonify(view_for_client())
+
+
+@bp.post("/api/redo")
+@controller_required
+def redo() -> Any:
+    """Apply again the last action taken back."""
+    service().redo()
+    return jsonify(view_for_client())
+
+
+@bp.post("/api/answer")
+@controller_required
+def answer() -> Any:
+    """Answer the referee's question about an unsure read (``{"question", "answer"}``)."""
+    data = json_body("question", "answer")
+    service().answer(str(data["question"]), text_field(data, "answer"))
+    return jsonify(view_for_client())
+
+
+@bp.post("/api/match")
+def new_match() -> Any:
+    """Start a new match: ``{"game", "players": [...], "options": {...}, "first", "pin"}``.
+
+    While a match is guarded by a PIN, only its controllers may replace it.
+    """
+    check_csrf()
+    if current_app.config.get("PIN_EPOCH", 0) and not is_controller():
+        abort(403, "only players with the control PIN may start a new game")
+    data = json_body("game", "players")
+    players = data["players"]
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        abort(400, "players must be a list of names")
+    options = data.get("options") or {}
+    if not isinstance(options, dict):
+        abort(400, "options must be an object of key: value")
+    first = data.get("first")
+    if first is not None and not isinstance(first, str):
+        abort(400, "first must be a player's name")
+    pin = data.get("pin")
+    if pin is not None and (not isinstance(pin, str) or (pin and len(pin) < 4)):
+        abort(400, "the PIN must be at least 4 characters")
+    service().new_match(text_field(data, "game"), players, {str(k): str(v) for k, v in options.items()}, first or None)
+    if pin:
+        set_pin(pin)
+    else:
+        set_pin(str(current_app.config["REFEREE_PIN"]))
+    return jsonify(view_for_client())
+
+
+@bp.get("/api/events")
+def events() -> Response:
+    """Server-sent events: a ``state`` event with the whole view after every change."""
+    subscription = service().subscribe()
+    limit = request.args.get("limit", type=int)
+
+    @stream_with_context
+    def stream() -> Iterator[str]:
+        sent = 0
+        try:
+            yield "retry: 2000\n\n"
+            yield _event(service().view())
+            sent += 1
+            while limit is None or sent < limit:
+                try:
+                    update = subscription.get(timeout=HEARTBEAT_SECONDS)
+                except queue.Empty:
+                    yield ": heartbeat\n\n"
+                    continue
+                yield _event(update)
+                sent += 1
+        finally:
+            service().unsubscribe(subscription)
+
+    return Response(stream(), mimetype="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def _event(view: dict[str, Any]) -> str:
+    return f"event: state\ndata: {json.dumps(view)}\n\n"
+
+
+@bp.get("/stream.mjpg")
+def stream() -> Response:
+    """The camera picture with what was read drawn on it, as MJPEG (``?frames=N`` to stop)."""
+    limit = request.args.get("frames", type=int)
+    interval = 1.0 / float(current_app.config["STREAM_FPS"])
+    svc = service()
+
+    def frames() -> Iterator[bytes]:
+        sent = 0
+        while limit is None or sent < limit:
+            jpeg = svc.latest_jpeg(overlay=True)
+            if jpeg:
+                yield b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + str(len(jpeg)).encode() + b"\r\n\r\n" + jpeg + b"\r\n"
+                sent += 1
+            time.sleep(interval)
+
+    return Response(frames(), mimetype="multipart/x-mixed-replace; boundary=frame", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/api/snapshot.jpg")
+def snapshot() -> Response:
+    """The latest camera picture with overlays, as one JPEG."""
+    jpeg = service().latest_jpeg(overlay=request.args.get("overlay", "1") != "0")
+    if not jpeg:
+        abort(404, "no camera picture yet")
+    return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/api/crop/<int:ref>.jpg")
+def crop(ref: int) -> Response:
+    """The picture of one object the referee asks about."""
+    jpeg = service().crop_jpeg(ref)
+    if not jpeg:
+        abort(404, f"no object {ref} in the last read")
+    return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})

@@ -1,0 +1,50 @@
+"""The pages a tablet opens: play (for players and spectators) and set-up."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, render_template
+
+from referee import find_game, game_names
+from web.auth import csrf_token, is_controller
+
+bp = Blueprint("dashboard", __name__)
+
+
+@bp.get("/")
+def play() -> str:
+    """The play screen: prompt, camera, legal options, scores and history."""
+    from web.api import service
+
+    view = service().view()
+    return render_template("play.html", csrf_token=csrf_token(), controller=is_controller(),
+                           title=view.get("title", ""))
+
+
+@bp.get("/setup")
+def setup() -> str:
+    """Choose the game, its house rules (each explained), the players and a PIN."""
+    games = games_catalogue()
+    return render_template("setup.html", csrf_token=csrf_token(), controller=is_controller(),
+                           games=games, games_json=json.dumps(games).replace("</", "<\\/"))
+
+
+def games_catalogue() -> list[dict[str, Any]]:
+    """Every game with its options, for the set-up screen and ``GET /api/games``."""
+    catalogue = []
+    for name in game_names():
+        cls = find_game(name)
+        catalogue.append({
+            "name": name,
+            "title": cls.title,
+            "min_players": cls.min_players,
+            "max_players": cls.max_players,
+            "options": [
+                {"key": s.key, "default": s.default, "choices": list(s.choices) if s.kind == "choice" else [],
+                 "accepted": s.accepted(), "rule": s.rule, "help": s.help}
+                for s in cls.option_specs
+            ],
+        })
+    return catalogue
