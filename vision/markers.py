@@ -21,10 +21,14 @@ the table is never mirrored. Each marker is printed upright, so its four detecte
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from vision.layouts import Layout
 
 DICTIONARY_NAME = "DICT_4X4_50"
 """The one ArUco dictionary the referee prints and looks for."""
@@ -214,3 +218,149 @@ def marker_image(marker_id: int, side_px: int) -> NDArray[np.uint8]:
         raise ValueError(f"a marker needs at least 6 pixels a side, not {side_px}")
     image: NDArray[np.uint8] = cv2.aruco.generateImageMarker(dictionary(), marker_id, side_px)
     return image
+
+
+# -- drawing the play area (the printed sheet, and synthetic views for tests) ---------------
+
+ZONE_COLOURS: dict[str, tuple[int, int, int]] = {
+    "theatre": (180, 90, 20),
+    "balcony": (40, 140, 30),
+    "gathered": (20, 110, 220),
+    "aside": (40, 140, 30),
+    "centre": (180, 90, 20),
+    "middle": (180, 90, 20),
+    "stash": (20, 110, 220),
+    "area": (20, 110, 220),
+    "draw": (40, 140, 30),
+    "discard": (120, 40, 160),
+    "melds": (20, 110, 220),
+}
+"""BGR outline colour per zone kind (the part of the id before ``:``); others are grey."""
+
+
+@dataclass(frozen=True)
+class SheetStyle:
+    """How the play area is drawn."""
+
+    outline_mm: float = 2.0
+    """Width of the zone outlines."""
+    label_mm: float = 8.0
+    """Height of a zone's name."""
+    marker_label_mm: float = 3.0
+    """Height of the small text naming each marker."""
+    edge_mm: float = 0.4
+    """Width of the thin line round the play area."""
+    labels: bool = True
+    """Whether to write the names at all."""
+
+
+def zone_colour(zone_id: str) -> tuple[int, int, int]:
+    """The outline colour of a zone (BGR)."""
+    return ZONE_COLOURS.get(zone_id.partition(":")[0], (110, 110, 110))
+
+
+def render_table(
+    layout: Layout,
+    px_per_mm: float,
+    window_mm: tuple[float, float, float, float] | None = None,
+    style: SheetStyle = SheetStyle(),
+) -> NDArray[np.uint8]:
+    """The play area as printed, seen from above: white paper, corner markers, zone outlines, names.
+
+    ``window_mm`` (``x0, y0, x1, y1``) draws only part of it (one printed page); pixel ``(0, 0)``
+    is then the window's top-left corner. Markers are drawn cell by cell from table millimetres,
+    so they land where they belong even when a page edge cuts one.
+    """
+    from vision.zones import zone_title  # local: keeps the import graph of this module flat
+
+    width_mm, height_mm = layout.table_size_mm
+    x0, y0, x1, y1 = window_mm if window_mm is not None else (0.0, 0.0, width_mm, height_mm)
+    if px_per_mm <= 0 or x1 <= x0 or y1 <= y0:
+        raise ValueError(f"cannot draw window {window_mm} at {px_per_mm} px/mm")
+    out_w, out_h = int(round((x1 - x0) * px_per_mm)), int(round((y1 - y0) * px_per_mm))
+    canvas = np.full((out_h, out_w, 3), 255, dtype=np.uint8)
+    shift = 4  # sub-pixel drawing: coordinates in 1/16 px
+
+    def to_px(points: Points) -> NDArray[np.int32]:
+        # Pixel u covers [u, u + 1) / px_per_mm mm of the window, so its centre is u + 0.5.
+        pts = (np.asarray(points, dtype=np.float64) - (x0, y0)) * px_per_mm - 0.5
+        return np.round(pts * (1 << shift)).astype(np.int32).reshape(-1, 1, 2)
+
+    table = np.array([(0, 0), (width_mm, 0), (width_mm, height_mm), (0, height_mm)], dtype=np.float64)
+    cv2.polylines(canvas, [to_px(table)], True, (150, 150, 150), max(1, round(style.edge_mm * px_per_mm)), cv2.LINE_AA, shift)
+    thickness = max(1, round(style.outline_mm * px_per_mm))
+    for zone in layout.zones:
+        cv2.polylines(canvas, [to_px(np.array(zone.polygon))], True, zone_colour(zone.id), thickness, cv2.LINE_AA, shift)
+    if style.labels:
+        for zone in layout.zones:
+            spot = _label_spot(zone.polygon, (x0, y0, x1, y1))
+            if spot is not None:
+                _text(canvas, zone_title(zone.id), ((spot[0] - x0) * px_per_mm, (spot[1] - y0) * px_per_mm),
+                      style.label_mm * px_per_mm, zone_colour(zone.id))
+    spec = layout.markers
+    gray = np.full((out_h, out_w), 255, dtype=np.uint8)
+    for marker_id in spec.ids:
+        cells = marker_image(marker_id, 6)  # 4 x 4 data bits inside a one-cell black border
+        ox, oy = spec.origin_mm(marker_id, layout.table_size_mm)
+        cell_mm = spec.size_mm / 6.0
+        # Inverse map: output pixel centre -> cell index (nearest), written only inside the marker.
+        scale = 1.0 / (px_per_mm * cell_mm)
+        inverse = np.array([[scale, 0.0, (0.5 / px_per_mm + x0 - ox) / cell_mm - 0.5],
+                            [0.0, scale, (0.5 / px_per_mm + y0 - oy) / cell_mm - 0.5]])
+        cv2.warpAffine(cells, inverse, (out_w, out_h), dst=gray, flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
+                       borderMode=cv2.BORDER_TRANSPARENT)
+        if style.labels:
+            corner = spec.corner_of(marker_id)
+            below = corner.startswith("top")
+            ty = oy + spec.size_mm + spec.margin_mm / 2.0 if below else oy - spec.margin_mm / 2.0
+            _text(canvas, f"marker {marker_id} {corner}", ((ox + spec.size_mm / 2.0 - x0) * px_per_mm, (ty - y0) * px_per_mm),
+                  style.marker_label_mm * px_per_mm, (60, 60, 60))
+    inked = gray < 128
+    canvas[inked] = 0
+    return canvas
+
+
+def _label_spot(polygon: tuple[tuple[float, float], ...], window: tuple[float, float, float, float]) -> tuple[float, float] | None:
+    """Where to write a zone's name inside a window: the middle of the zone's part in it, if any."""
+    pts = np.array(polygon, dtype=np.float64)
+    x0, y0, x1, y1 = window
+    lx0, ly0 = max(x0, pts[:, 0].min()), max(y0, pts[:, 1].min())
+    lx1, ly1 = min(x1, pts[:, 0].max()), min(y1, pts[:, 1].max())
+    if lx1 - lx0 < 40.0 or ly1 - ly0 < 15.0:
+        return None
+    spot = ((lx0 + lx1) / 2.0, (ly0 + ly1) / 2.0)
+    contour = pts.astype(np.float32).reshape(-1, 1, 2)
+    if cv2.pointPolygonTest(contour, spot, True) < 10.0:
+        return None
+    return spot
+
+
+def _text(canvas: NDArray[np.uint8], text: str, centre: tuple[float, float], height_px: float, colour: tuple[int, int, int]) -> None:
+    """Write text centred on a point, ``height_px`` tall (capital letters)."""
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    scale = height_px / 22.0  # Hershey simplex capitals are about 22 px tall at scale 1
+    thick = max(1, round(height_px / 9.0))
+    (tw, th), _base = cv2.getTextSize(text, font, scale, thick)
+    org = (int(round(centre[0] - tw / 2.0)), int(round(centre[1] + th / 2.0)))
+    cv2.putText(canvas, text, org, font, scale, colour, thick, cv2.LINE_AA)
+
+
+def render_view(
+    layout: Layout,
+    table_to_image: NDArray[np.float64],
+    frame_size: tuple[int, int],
+    background: tuple[int, int, int] = (60, 90, 50),
+    px_per_mm: float = 3.0,
+) -> NDArray[np.uint8]:
+    """What a camera with homography ``table_to_image`` (mm to px) sees of the printed play area.
+
+    A clean synthetic frame (no noise or blur) over a plain cloth colour, for tests and benchmarks.
+    """
+    sheet = render_table(layout, px_per_mm)
+    # Sheet pixel u has its centre at (u + 0.5) / px_per_mm mm (see render_table).
+    sheet_to_mm = np.array([[1.0 / px_per_mm, 0.0, 0.5 / px_per_mm], [0.0, 1.0 / px_per_mm, 0.5 / px_per_mm], [0.0, 0.0, 1.0]])
+    warp = np.asarray(table_to_image, dtype=np.float64) @ sheet_to_mm
+    frame: NDArray[np.uint8] = cv2.warpPerspective(
+        sheet, warp, frame_size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=background
+    )
+    return frame
