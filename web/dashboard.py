@@ -8,6 +8,7 @@ from typing import Any
 from flask import Blueprint, render_template
 
 from referee import find_game, game_names
+from referee.options import OptionSpec
 from web.auth import csrf_token, is_controller
 
 bp = Blueprint("dashboard", __name__)
@@ -42,9 +43,18 @@ def games_catalogue() -> list[dict[str, Any]]:
             "min_players": cls.min_players,
             "max_players": cls.max_players,
             "options": [
-                {"key": s.key, "default": s.default, "choices": list(s.choices) if s.kind == "choice" else [],
+                {"key": s.key, "default": s.default, "choices": _choices(s),
                  "accepted": s.accepted(), "rule": s.rule, "help": s.help}
                 for s in cls.option_specs
             ],
         })
     return catalogue
+
+
+def _choices(spec: OptionSpec) -> list[str]:
+    """The values a picker offers: the choices, true/false for a switch, none for free text."""
+    if spec.kind == "choice":
+        return list(spec.choices)
+    if spec.kind == "bool":
+        return ["true", "false"] if spec.default else ["false", "true"]
+    return []
