@@ -1,0 +1,214 @@
+"""Coin reader benchmark on ../shared/data/coins-mmr (one command).
+
+Usage::
+
+    python benchmarks/coins_bench.py [--data ../shared/data/coins-mmr] [--overlays OUT_DIR]
+
+Prints, for all photos and for the held-out split (photos the model never learned from):
+coins found (recall), precision, denominations right, faces right, faces unsure, faces
+wrong and faces wrong *with confidence*; then the same with enrolment (the reader learns the
+table's own coins from one photo of each held-out group and is measured on the others,
+which show the same coins flipped and moved); then the median milliseconds per frame at
+1280x960 on one core. ``--overlays`` writes a picture of every photo with a failure:
+label boxes in white, reads as circles (green sure, orange unsure face, red no face),
+misses and wrong reads marked in magenta.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vision._coin_split import is_held_out  # noqa: E402
+from vision.coins import CONFIDENT, CoinParams, draw_coins, find_coins  # noqa: E402
+from vision.enrol import CoinProfile, enrol_coins  # noqa: E402
+from vision.types import Detection  # noqa: E402
+
+ENROL_PHOTOS = ("mmr_52.jpg", "mmr_60.jpg", "mmr_75.jpg", "mmr_81.jpg")
+"""One photo of each held-out group; the others of the group show the same coins flipped."""
+
+
+@dataclass
+class Tally:
+    """Counts over a set of photos."""
+
+    labels: int = 0
+    detections: int = 0
+    found: int = 0
+    kinds_right: int = 0
+    kinds_total: int = 0
+    faces_total: int = 0
+    faces_right: int = 0
+    faces_unsure: int = 0
+    faces_wrong: int = 0
+    faces_confident_wrong: int = 0
+    faces_confident: int = 0
+    unsure_label_confident: int = 0
+    confusion: dict[str, int] = field(default_factory=dict)
+
+    def line(self, name: str) -> str:
+        """One report line."""
+        pct = lambda a, b: f"{100.0 * a / b:5.1f}%" if b else "  n/a"  # noqa: E731
+        return (
+            f"{name:<28} coins {self.labels:4d}  found {pct(self.found, self.labels)}  "
+            f"precision {pct(self.found, self.detections)}  denomination {pct(self.kinds_right, self.kinds_total)}  "
+            f"faces right {pct(self.faces_right, self.faces_total)} unsure {pct(self.faces_unsure, self.faces_total)} "
+            f"wrong {pct(self.faces_wrong, self.faces_total)} confident-wrong "
+            f"{pct(self.faces_confident_wrong, self.faces_total)} (confident {pct(self.faces_confident, self.faces_total)})"
+        )
+
+
+def match(dets: list[Detection], objects: list[dict]) -> list[tuple[dict, Detection | None]]:
+    """Pair each label with the nearest unused detection whose centre is within 40% of its radius."""
+    pairs: list[tuple[dict, Detection | None]] = []
+    used: set[int] = set()
+    for o in objects:
+        x, y, w, h = o["bbox"]
+        cx, cy, r = x + w / 2, y + h / 2, (w + h) / 4
+        best, best_d = None, 0.4 * r
+        for j, d in enumerate(dets):
+            dist = float(np.hypot(d.center[0] - cx, d.center[1] - cy))
+            if j not in used and dist < best_d:
+                best, best_d = j, dist
+        if best is not None:
+            used.add(best)
+        pairs.append((o, None if best is None else dets[best]))
+    return pairs
+
+
+def score(t: Tally, dets: list[Detection], objects: list[dict]) -> list[tuple[dict, Detection | None, str]]:
+    """Add one photo to the tally; returns its failures (label, detection, what went wrong)."""
+    failures = []
+    t.labels += len(objects)
+    t.detections += len(dets)
+    for o, d in match(dets, objects):
+        if d is None:
+            failures.append((o, d, "missed"))
+            continue
+        t.found += 1
+        t.kinds_total += 1
+        key = f"{o['kind']}->{d.kind}"
+        t.confusion[key] = t.confusion.get(key, 0) + 1
+        if d.kind == o["kind"]:
+            t.kinds_right += 1
+        else:
+            failures.append((o, d, f"kind {d.kind}"))
+        if o["kind"] == "other":
+            continue
+        confident = d.confidence >= CONFIDENT
+        if o["value"] not in ("heads", "tails"):
+            t.unsure_label_confident += int(confident and d.value is not None)
+            continue
+        t.faces_total += 1
+        t.faces_confident += int(confident and d.value is not None)
+        if d.value is None:
+            t.faces_unsure += 1
+        elif d.value == o["value"] and d.kind == o["kind"]:
+            t.faces_right += 1
+        else:
+            t.faces_wrong += 1
+            t.faces_confident_wrong += int(confident)
+            failures.append((o, d, f"face {d.value} {d.confidence:.2f}"))
+    return failures
+
+
+def overlay(img: np.ndarray, dets: list[Detection], failures: Iterable[tuple[dict, Detection | None, str]]) -> np.ndarray:
+    """The photo with the labels, the reads and the failures drawn."""
+    out = draw_coins(img, dets)
+    for o, d, what in failures:
+        x, y, w, h = (int(v) for v in o["bbox"])
+        cv2.rectangle(out, (x, y), (x + w, y + h), (255, 0, 255), 2)
+        text = f"{o['kind'][0]}{o['value'][0]}: {what}"
+        cv2.putText(out, text, (x, y + h + 16), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (255, 0, 255), 2, cv2.LINE_AA)
+    return out
+
+
+def confirmed(dets: list[Detection], objects: list[dict]) -> list[Detection]:
+    """What the players would confirm at enrolment: found coins with their true kind and face."""
+    out = []
+    for o, d in match(dets, objects):
+        if d is None:
+            continue
+        value = o["value"] if o["value"] in ("heads", "tails") else None
+        out.append(Detection(kind=o["kind"], value=value, bbox=d.bbox, confidence=1.0, center=d.center))
+    return out
+
+
+def main() -> int:
+    """Run the benchmark and print the figures."""
+    ap = argparse.ArgumentParser(description="coin reader benchmark on coins-mmr")
+    ap.add_argument("--data", type=Path, default=Path(__file__).resolve().parent.parent.parent / "shared/data/coins-mmr")
+    ap.add_argument("--overlays", type=Path, default=None, help="folder for pictures of the failures")
+    ap.add_argument("--timing-runs", type=int, default=1, help="timed reads of each photo at 1280x960")
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    labels = json.loads((args.data / "labels.json").read_text())
+    params = CoinParams()
+    images = {e["image"]: cv2.imread(str(args.data / e["image"])) for e in labels}
+    for name, img in images.items():
+        if img is None:
+            raise SystemExit(f"cannot read {args.data / name}")
+    if args.overlays:
+        args.overlays.mkdir(parents=True, exist_ok=True)
+
+    all_t, held_t, train_t = Tally(), Tally(), Tally()
+    reads: dict[str, list[Detection]] = {}
+    for e in labels:
+        dets, _scale = find_coins(images[e["image"]], params)
+        reads[e["image"]] = dets
+        failures = score(all_t, dets, e["objects"])
+        score(held_t if is_held_out(e["image"]) else train_t, dets, e["objects"])
+        if args.overlays and failures:
+            cv2.imwrite(str(args.overlays / e["image"].replace(".jpg", ".png")), overlay(images[e["image"]], dets, failures))
+    print(all_t.line("all photos"))
+    print(held_t.line("held-out photos"))
+    print(train_t.line("trained-on photos"))
+    wrong = {k: v for k, v in sorted(all_t.confusion.items()) if k.split("->")[0] != k.split("->")[1]}
+    print("denomination confusions (label->read):", wrong)
+    print(f"unsure-labelled coins read with confidence: {all_t.unsure_label_confident}")
+
+    # Enrolment: learn from one photo of each held-out group, measure on the rest of it.
+    by_name = {e["image"]: e for e in labels}
+    examples = [(images[n], confirmed(reads[n], by_name[n]["objects"])) for n in ENROL_PHOTOS]
+    profile = enrol_coins(examples, params)
+    if args.overlays:
+        profile.save(args.overlays / "enrolled_profile.npz")
+        profile = CoinProfile.load(args.overlays / "enrolled_profile.npz")
+    before, after = Tally(), Tally()
+    for e in labels:
+        if not is_held_out(e["image"]) or e["image"] in ENROL_PHOTOS:
+            continue
+        score(before, reads[e["image"]], e["objects"])
+        dets, _ = find_coins(images[e["image"]], params, profile=profile)
+        failures = score(after, dets, e["objects"])
+        if args.overlays and failures:
+            cv2.imwrite(
+                str(args.overlays / e["image"].replace(".jpg", "_enrolled.png")), overlay(images[e["image"]], dets, failures)
+            )
+    print(f"enrolment on {', '.join(ENROL_PHOTOS)}; measured on the other held-out photos:")
+    print(before.line("  without enrolment"))
+    print(after.line("  with enrolment"))
+
+    times = []
+    for e in labels:
+        frame = cv2.resize(images[e["image"]], (1280, 960), interpolation=cv2.INTER_AREA)
+        for _ in range(args.timing_runs):
+            t0 = time.perf_counter()
+            find_coins(frame, params)
+            times.append(1000.0 * (time.perf_counter() - t0))
+    print(f"median ms per 1280x960 frame, one core: {np.median(times):.1f} (p90 {np.percentile(times, 90):.1f}, {len(times)} reads)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

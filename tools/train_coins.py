@@ -1,0 +1,269 @@
+"""Train the small coin appearance model and export it to ONNX for ``cv2.dnn``.
+
+Usage (PyTorch is needed here only, never at run time; CPU is enough, a few minutes)::
+
+    python tools/train_coins.py --data ../shared/data/coins-mmr --out vision/models
+
+Learns from coins-mmr (MIT, ArthurGoshtasby/MMR-Multi-model-Recognizer) except the
+held-out photos of ``vision._coin_split`` (never seen) and a few validation photos used to
+stop training and to calibrate the confidence (temperature scaling). Each coin is seen as a
+polar image (``vision._coin_geometry.polar_samples``), so a rotation is a circular shift; the
+augmentation adds any rotation, centre and radius errors as large as the circle finder
+makes, small coins (down to 10 px radius), blur, noise, JPEG, and light of other colours.
+
+Writes ``coin_face.onnx`` and ``coin_face.json`` into ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vision._coin_geometry import APPEARANCE_KINDS, polar_grid, polar_samples  # noqa: E402
+from vision._coin_split import is_held_out  # noqa: E402
+from vision.coins import CoinParams, find_coin_circles  # noqa: E402
+
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+N_RADII, N_ANGLES, PAD, INNER, OUTER, BASE_RADIUS = 16, 64, 8, 0.0, 0.97, 24
+FACES = ("heads", "tails")
+VALIDATION = frozenset(f"mmr_{n}.jpg" for n in (48, 49, 73, 74, 93))
+
+
+class CoinNet(nn.Module):
+    """Polar-image CNN: kind logits, face logits and an embedding."""
+
+    def __init__(self, n_kinds: int = len(APPEARANCE_KINDS), width: int = 16) -> None:
+        super().__init__()
+        w = width
+        self.c1 = nn.Conv2d(1, w, 3, padding=(1, 0))
+        self.b1 = nn.BatchNorm2d(w)
+        self.c2 = nn.Conv2d(w, 2 * w, 3, padding=(1, 0))
+        self.b2 = nn.BatchNorm2d(2 * w)
+        self.c3 = nn.Conv2d(2 * w, 4 * w, 3, padding=(1, 0))
+        self.b3 = nn.BatchNorm2d(4 * w)
+        self.c4 = nn.Conv2d(4 * w, 4 * w, (N_RADII // 4, 1))
+        self.b4 = nn.BatchNorm2d(4 * w)
+        self.kind = nn.Linear(4 * w, n_kinds)
+        self.face = nn.Linear(4 * w, len(FACES))
+        self.drop = nn.Dropout(0.2)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        x = F.max_pool2d(F.relu(self.b1(self.c1(x))), 2)
+        x = F.max_pool2d(F.relu(self.b2(self.c2(x))), 2)
+        x = F.relu(self.b3(self.c3(x)))
+        x = F.relu(self.b4(self.c4(x)))
+        emb = x.mean(dim=(2, 3))
+        h = self.drop(emb)
+        return self.kind(h), self.face(h), emb
+
+
+def load_coins(data: Path, which: str) -> list[tuple[np.ndarray, list[tuple[float, float, float, int, int]]]]:
+    """(gray-able BGR image, [(x, y, r, kind index, face index or -1)]) for one part of the data.
+
+    Circles are the finder's own where it found the coin (so training sees its errors), the
+    label's circle otherwise.
+    """
+    labels = json.loads((data / "labels.json").read_text())
+    out = []
+    for entry in labels:
+        name = entry["image"]
+        part = "held_out" if is_held_out(name) else "val" if name in VALIDATION else "train"
+        if part != which:
+            continue
+        img = cv2.imread(str(data / name))
+        found = find_coin_circles(img, CoinParams())
+        coins = []
+        for o in entry["objects"]:
+            x, y, w, h = o["bbox"]
+            cx, cy, r = x + w / 2, y + h / 2, (w + h) / 4
+            near = [c for c in found if np.hypot(c.x - cx, c.y - cy) < 0.35 * r and abs(c.r - r) < 0.2 * r]
+            if near:
+                cx, cy, r = near[0].x, near[0].y, near[0].r
+            face = FACES.index(o["value"]) if o["value"] in FACES else -1
+            coins.append((cx, cy, r, APPEARANCE_KINDS.index(o["kind"]), face))
+        out.append((img, coins))
+    return out
+
+
+def augment_batch(
+    photos: list[tuple[np.ndarray, list[tuple[float, float, float, int, int]]]],
+    copies: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``copies`` randomly altered polar images of every coin, with kind and face labels."""
+    xs, kinds, faces = [], [], []
+    for img, coins in photos:
+        for cx, cy, r, kind, face in coins:
+            half = int(r * 1.4) + 4
+            x0, y0 = int(cx) - half, int(cy) - half
+            crop = cv2.copyMakeBorder(img, half, half, half, half, cv2.BORDER_REPLICATE)[
+                y0 + half : y0 + 3 * half, x0 + half : x0 + 3 * half
+            ]
+            for _ in range(copies):
+                # Light of another colour, then grey as the reader sees it.
+                wts = rng.dirichlet([4.0, 6.0, 3.0]) if rng.random() < 0.7 else np.array([0.114, 0.587, 0.299])
+                g = np.clip(crop.astype(np.float32) @ wts.astype(np.float32), 0, 255)
+                # Gamma and contrast (the polar image is normalised, so only non-linear changes matter).
+                g = 255.0 * (g / 255.0) ** rng.uniform(0.6, 1.6)
+                # A light gradient across the coin.
+                gy, gx = np.mgrid[0 : g.shape[0], 0 : g.shape[1]].astype(np.float32) / max(1, g.shape[0])
+                g = g * (1 + rng.normal(0, 0.15) * (gx - 0.5) + rng.normal(0, 0.15) * (gy - 0.5))
+                g8 = np.clip(g, 0, 255).astype(np.uint8)
+                # Smaller coins: resample to a radius between 10 px and the real one.
+                target_r = rng.uniform(10.0, max(10.5, min(r, 60.0)))
+                f = target_r / r
+                if f < 1:
+                    g8 = cv2.resize(g8, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+                else:
+                    f = 1.0
+                if rng.random() < 0.4:
+                    g8 = cv2.GaussianBlur(g8, (0, 0), rng.uniform(0.3, 1.2))
+                if rng.random() < 0.5:
+                    g8 = np.clip(g8 + rng.normal(0, rng.uniform(1, 6), g8.shape), 0, 255).astype(np.uint8)
+                if rng.random() < 0.5:
+                    ok, enc = cv2.imencode(".jpg", g8, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 95))])
+                    g8 = cv2.imdecode(enc, cv2.IMREAD_GRAYSCALE)
+                # The finder's errors: centre and radius off by a few per cent, any rotation.
+                ccx = (cx - x0) * f + rng.normal(0, 0.03) * r * f
+                ccy = (cy - y0) * f + rng.normal(0, 0.03) * r * f
+                rr = r * f * float(np.clip(rng.normal(1.0, 0.035), 0.9, 1.1))
+                rot = rng.uniform(0, 2 * np.pi)
+                dx, dy = polar_grid(N_RADII, N_ANGLES, PAD, INNER, OUTER)
+                c, s = np.cos(rot), np.sin(rot)
+                grid = ((c * dx - s * dy).astype(np.float32), (s * dx + c * dy).astype(np.float32))
+                xs.append(polar_samples(g8, [(ccx, ccy, rr)], grid, BASE_RADIUS)[0])
+                kinds.append(kind)
+                faces.append(face)
+    return np.stack(xs), np.array(kinds), np.array(faces)
+
+
+def plain(photos: list[tuple[np.ndarray, list[tuple[float, float, float, int, int]]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unaltered polar images, exactly as ``vision.coins`` samples them."""
+    grid = polar_grid(N_RADII, N_ANGLES, PAD, INNER, OUTER)
+    xs, kinds, faces = [], [], []
+    for img, coins in photos:
+        gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        xs.append(polar_samples(gray, [(c[0], c[1], c[2]) for c in coins], grid, BASE_RADIUS))
+        kinds += [c[3] for c in coins]
+        faces += [c[4] for c in coins]
+    return np.concatenate(xs), np.array(kinds), np.array(faces)
+
+
+def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
+    """The softmax temperature that minimises the negative log-likelihood on validation."""
+    best_t, best_nll = 1.0, np.inf
+    for t in np.exp(np.linspace(np.log(0.5), np.log(5.0), 60)):
+        z = logits / t
+        z = z - z.max(axis=1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        nll = -float(np.mean(logp[np.arange(len(labels)), labels]))
+        if nll < best_nll:
+            best_t, best_nll = float(t), nll
+    return best_t
+
+
+def main() -> int:
+    """Train, report validation figures, export."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", type=Path, default=Path("../shared/data/coins-mmr"))
+    ap.add_argument("--out", type=Path, default=Path("vision/models"))
+    ap.add_argument("--epochs", type=int, default=40)
+    ap.add_argument("--copies", type=int, default=24, help="altered copies of each coin per epoch")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+
+    train = load_coins(args.data, "train")
+    val = load_coins(args.data, "val")
+    print(f"train photos {len(train)} coins {sum(len(c) for _, c in train)}; val photos {len(val)}", flush=True)
+    vx, vk, vf = plain(val)
+    net = CoinNet()
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-3)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=args.epochs * 100)
+    steps = 0
+    for epoch in range(args.epochs):
+        t0 = time.time()
+        x, k, f = augment_batch(train, args.copies, rng)
+        order = rng.permutation(len(x))
+        net.train()
+        batch = max(1, len(x) // 100)
+        for b in range(100):
+            idx = order[b * batch : (b + 1) * batch]
+            xb = torch.from_numpy(x[idx][:, None])
+            kl, fl, _ = net(xb)
+            loss = F.cross_entropy(kl, torch.from_numpy(k[idx]))
+            fmask = torch.from_numpy(f[idx] >= 0)
+            if fmask.any():
+                loss = loss + F.cross_entropy(fl[fmask], torch.from_numpy(f[idx])[fmask])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if steps < args.epochs * 100 - 1:
+                sched.step()
+            steps += 1
+        net.eval()
+        with torch.no_grad():
+            kl, fl, _ = net(torch.from_numpy(vx[:, None]))
+        kacc = float((kl.argmax(1).numpy() == vk).mean())
+        m = vf >= 0
+        facc = float((fl.argmax(1).numpy()[m] == vf[m]).mean())
+        print(f"epoch {epoch} loss {loss.item():.3f} val kind {kacc:.3f} face {facc:.3f} ({time.time() - t0:.0f}s)", flush=True)
+
+    net.eval()
+    with torch.no_grad():
+        kl, fl, _ = net(torch.from_numpy(vx[:, None]))
+    m = vf >= 0
+    t_face = fit_temperature(fl.numpy()[m], vf[m])
+    t_kind = fit_temperature(kl.numpy(), vk)
+    print(f"temperatures face {t_face:.2f} kind {t_kind:.2f}")
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 1, N_RADII, N_ANGLES + 2 * PAD)
+    torch.onnx.export(
+        net,
+        (dummy,),
+        str(args.out / "coin_face.onnx"),
+        input_names=["polar"],
+        output_names=["kind", "face", "embed"],
+        dynamic_axes={"polar": {0: "n"}, "kind": {0: "n"}, "face": {0: "n"}, "embed": {0: "n"}},
+        opset_version=13,
+        dynamo=False,
+    )
+    meta = {
+        "n_radii": N_RADII,
+        "n_angles": N_ANGLES,
+        "pad": PAD,
+        "inner": INNER,
+        "outer": OUTER,
+        "base_radius": BASE_RADIUS,
+        "kinds": list(APPEARANCE_KINDS),
+        "faces": list(FACES),
+        "face_temperature": round(t_face, 4),
+        "kind_temperature": round(t_kind, 4),
+        "trained_on": "coins-mmr (MIT, ArthurGoshtasby/MMR-Multi-model-Recognizer), held-out photos excluded",
+        "validation": sorted(VALIDATION),
+        "epochs": args.epochs,
+        "seed": args.seed,
+    }
+    (args.out / "coin_face.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(f"wrote {args.out / 'coin_face.onnx'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

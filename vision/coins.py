@@ -1,0 +1,299 @@
+"""Find coins, tell their denomination and read heads or tails.
+
+``find_coins(frame)`` is the whole reader. It composes small steps:
+
+1. ``find_coin_circles``: circles from a Hough transform on a reduced frame, one per coin,
+   touching and overlapping coins included; a coin lying over another is marked stacked.
+2. ``colour_features``: each coin's colour relative to the table (copper, silver, brass).
+3. The appearance model (``vision._coin_model``): kind and face from a polar image of the
+   coin, so any rotation reads the same.
+4. ``denominations``: size, colour and appearance together. With a known scale the true
+   diameter decides; without one the scale that best explains every coin at once is found.
+
+A read is *confident* when its confidence is at least :data:`CONFIDENT`; below that the
+referee must ask. Faces are ``None`` below ``CoinParams.face_min``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from vision._coin_geometry import (
+    APPEARANCE_KINDS,
+    COIN_DIAMETER_MM,
+    Circle,
+    colour_features,
+    hough_circles,
+    polar_grid,
+    polar_samples,
+    suppress,
+    work_image,
+)
+from vision._coin_model import MODEL_DIR, ModelMeta, ModelOutput, load_model
+from vision.types import Detection
+
+if TYPE_CHECKING:
+    from vision.enrol import CoinProfile
+
+CONFIDENT = 0.9
+"""A coin read (kind and face together) at or above this confidence is reported as sure.
+
+Chosen on the held-out photos so that confident face reads are almost never wrong; below it
+the referee asks the players."""
+
+
+@dataclass(frozen=True)
+class CoinParams:
+    """Thresholds of the coin reader; the defaults work on a top-down table photo."""
+
+    work_size: int = 480
+    """Long side, in pixels, of the reduced frame that circles are searched in."""
+    min_radius: float = 0.0125
+    """Smallest coin radius searched, as a fraction of the frame's long side (16 px at 1280)."""
+    max_radius: float = 0.15
+    """Largest coin radius searched, as a fraction of the frame's long side."""
+    hough_dp: float = 2.0
+    """Accumulator resolution of the Hough transform (inverse ratio)."""
+    hough_edge: float = 100.0
+    """Canny high threshold of the Hough transform."""
+    hough_roundness: float = 0.8
+    """How perfect a circle must be (``HOUGH_GRADIENT_ALT`` param2, 0..1)."""
+    stacked_ratio: float = 0.65
+    """A circle inside another is a coin on top only if at least this fraction of its radius."""
+    rim_ratio: float = 0.12
+    """Centre offset (fraction of radius) under which an inner circle is the coin's own rim."""
+    size_sigma: float = 0.045
+    """Spread of measured/true diameter (log scale) allowed for a denomination."""
+    colour_weight: float = 1.0
+    """Weight of the colour evidence against size and appearance."""
+    appearance_weight: float = 1.0
+    """Weight of the appearance model's kind evidence."""
+    face_min: float = 0.75
+    """Below this face probability the face is reported as ``None`` (unsure)."""
+    confident: float = CONFIDENT
+    """Confidence at or above which a read is sure (see :data:`CONFIDENT`)."""
+    model_dir: Path = MODEL_DIR
+    """Folder with ``coin_face.onnx`` and ``coin_face.json``."""
+
+
+def validate_frame(frame: object) -> np.ndarray:
+    """Check a frame is BGR uint8 H x W x 3 and return it.
+
+    :raises ValueError: naming what is wrong.
+    """
+    if not isinstance(frame, np.ndarray):
+        raise ValueError(f"frame must be a numpy array (BGR uint8 HxWx3), got {type(frame).__name__}")
+    if frame.dtype != np.uint8:
+        raise ValueError(f"frame must be uint8 (BGR), got dtype {frame.dtype}")
+    if frame.ndim != 3 or frame.shape[2] != 3:
+        raise ValueError(f"frame must be HxWx3 (BGR), got shape {frame.shape}")
+    if frame.shape[0] < 16 or frame.shape[1] < 16:
+        raise ValueError(f"frame is too small to read: {frame.shape[1]}x{frame.shape[0]} pixels")
+    return frame
+
+
+def find_coin_circles(frame: np.ndarray, params: CoinParams = CoinParams()) -> list[Circle]:
+    """One circle per coin in full-frame pixels, stacked coins marked."""
+    small, scale = work_image(frame, params.work_size)
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    long_side = max(small.shape[:2])
+    raw = hough_circles(
+        gray,
+        max(3, int(params.min_radius * long_side)),
+        max(4, int(params.max_radius * long_side)),
+        params.hough_dp,
+        params.hough_edge,
+        params.hough_roundness,
+    )
+    return suppress(raw / scale, params.stacked_ratio, params.rim_ratio)
+
+
+def size_loglik(radii_px: np.ndarray, mm_per_px: float, sigma: float) -> np.ndarray:
+    """N x kinds log-likelihood of each coin's diameter under each denomination.
+
+    ``radii_px`` is N x kinds: each coin's radius as that kind would measure it (a profile
+    can correct for how this camera sees each kind's rim), or N (the same for every kind).
+    """
+    radii = radii_px if radii_px.ndim == 2 else radii_px[:, None]
+    d_mm = 2.0 * radii * mm_per_px
+    true = np.array([COIN_DIAMETER_MM[k] for k in APPEARANCE_KINDS])[None, :]
+    out: np.ndarray = -0.5 * (np.log(d_mm / true) / sigma) ** 2
+    return out
+
+
+# Colour of each kind relative to the table, (a*, b*) mean and spread in OpenCV's 8-bit Lab.
+# Pennies are a mixture: bright copper, and old pennies gone dark brown (almost neutral).
+DEFAULT_COLOURS: dict[str, list[tuple[float, float, float, float, float]]] = {
+    # weight, mean a, mean b, sd a, sd b
+    "penny": [(0.75, 10.0, 12.0, 5.0, 6.0), (0.25, 2.0, 3.0, 2.0, 3.0)],
+    "nickel": [(1.0, 0.0, 4.0, 1.5, 2.5)],
+    "dime": [(1.0, 0.0, 4.0, 1.5, 2.5)],
+    "quarter": [(1.0, 0.0, 4.0, 1.5, 2.5)],
+    "other": [(1.0, 4.5, 13.5, 2.5, 5.5)],
+}
+
+
+def colour_loglik(
+    ab: np.ndarray, colours: dict[str, list[tuple[float, float, float, float, float]]], floor: float = -8.0
+) -> np.ndarray:
+    """N x kinds log-likelihood of each coin's relative (a*, b*) under each kind's colour.
+
+    Floored so that a strange light can weaken, but never veto, the other evidence.
+    """
+    out = np.zeros((len(ab), len(APPEARANCE_KINDS)), np.float64)
+    for j, kind in enumerate(APPEARANCE_KINDS):
+        total = np.zeros(len(ab))
+        for w, ma, mb, sa, sb in colours[kind]:
+            z = ((ab[:, 0] - ma) / sa) ** 2 + ((ab[:, 1] - mb) / sb) ** 2
+            total += w * np.exp(-0.5 * z) / (sa * sb)
+        out[:, j] = np.maximum(np.log(total + 1e-12), floor)
+    return out
+
+
+def estimate_scale(radii_px: np.ndarray, evidence: np.ndarray, sigma: float) -> float | None:
+    """The mm per pixel that best explains every coin's size together with its other evidence.
+
+    Each coin and kind proposes a scale (true diameter over measured); the proposal with the
+    highest total likelihood (summed over coins, each marginalised over kinds) wins. ``None``
+    without coins.
+    """
+    if len(radii_px) == 0:
+        return None
+    radii = radii_px if radii_px.ndim == 2 else np.repeat(radii_px[:, None], len(APPEARANCE_KINDS), axis=1)
+    true = np.array([COIN_DIAMETER_MM[k] for k in APPEARANCE_KINDS])[None, :]
+    candidates = (true / (2.0 * radii)).ravel()
+    best, best_score = None, -np.inf
+    for m in candidates:
+        total = evidence + size_loglik(radii, float(m), sigma)
+        peak = total.max(axis=1, keepdims=True)
+        score = float(np.sum(peak[:, 0] + np.log(np.exp(total - peak).sum(axis=1))))
+        if score > best_score:
+            best, best_score = float(m), score
+    return best
+
+
+def denominations(
+    radii_px: np.ndarray, evidence: np.ndarray, mm_per_px: float | None, sigma: float
+) -> tuple[np.ndarray, float | None]:
+    """N x kinds posterior of each coin's kind, and the scale used (given or estimated)."""
+    scale = mm_per_px if mm_per_px is not None else estimate_scale(radii_px, evidence, sigma)
+    total = evidence.copy()
+    if scale is not None and len(radii_px):
+        total = total + size_loglik(radii_px, scale, sigma)
+    total = total - total.max(axis=1, keepdims=True)
+    post: np.ndarray = np.exp(total)
+    post /= post.sum(axis=1, keepdims=True)
+    return post, scale
+
+
+def find_coins(
+    frame: np.ndarray,
+    params: CoinParams = CoinParams(),
+    mm_per_px: float | None = None,
+    profile: CoinProfile | None = None,
+) -> tuple[list[Detection], float | None]:
+    """Every coin in a BGR frame, read, and the scale in mm per pixel (given or estimated).
+
+    ``mm_per_px`` from a calibration makes the true diameter decide the denomination;
+    without it the scale is estimated from the coins themselves. ``profile`` (from
+    ``vision.enrol``) adapts colours and faces to this table's own coins.
+
+    :raises ValueError: if the frame is not BGR uint8 H x W x 3.
+    """
+    frame = validate_frame(frame)
+    if mm_per_px is not None and not (np.isfinite(mm_per_px) and mm_per_px > 0):
+        raise ValueError(f"mm_per_px must be a positive number, got {mm_per_px!r}")
+    circles = find_coin_circles(frame, params)
+    if not circles:
+        return [], mm_per_px
+    colour, out, meta = measure_coins(frame, circles, params)
+    kind_prob = _reorder(out.kind_prob, meta.kinds)
+    face_prob = out.face_prob
+    if profile is not None:
+        kind_prob, face_prob = profile.adapt(out.embedding, kind_prob, face_prob)
+
+    colours = profile.colours if profile is not None and profile.colours else DEFAULT_COLOURS
+    evidence = params.appearance_weight * np.log(np.clip(kind_prob, 1e-4, 1.0)) + params.colour_weight * colour_loglik(
+        colour[:, 1:], colours
+    )
+    radii = np.array([c.r for c in circles], np.float64)
+    if profile is not None:
+        # How this camera sees each kind's rim, learned at enrolment.
+        radii = radii[:, None] / profile.size_factors()[None, :]
+    kind_post, est = denominations(radii, evidence, mm_per_px, params.size_sigma)
+
+    detections = []
+    heads = meta.faces.index("heads")
+    for i, c in enumerate(circles):
+        k = int(np.argmax(kind_post[i]))
+        kind = APPEARANCE_KINDS[k]
+        p_kind = float(kind_post[i, k])
+        p_heads = float(face_prob[i, heads])
+        p_face = max(p_heads, 1.0 - p_heads)
+        flags: tuple[str, ...] = ("stacked",) if c.stacked else ()
+        value: str | None = None
+        if not flags and kind != "other" and p_face >= params.face_min:
+            value = "heads" if p_heads >= 0.5 else "tails"
+        confidence = 0.0 if flags else p_kind * p_face
+        r = c.r
+        bbox = (int(round(c.x - r)), int(round(c.y - r)), int(round(2 * r)), int(round(2 * r)))
+        detections.append(
+            Detection(
+                kind=kind,
+                value=value,
+                bbox=bbox,
+                confidence=float(confidence),
+                center=(float(c.x), float(c.y)),
+                flags=flags,
+                extra={
+                    "radius_px": float(r),
+                    "diameter_mm": None if est is None else float(2 * r * est),
+                    "colour_lab": [round(float(v), 2) for v in colour[i]],
+                    "kind_prob": {APPEARANCE_KINDS[j]: round(float(kind_post[i, j]), 4) for j in range(len(APPEARANCE_KINDS))},
+                    "p_heads": round(p_heads, 4),
+                    "embedding": out.embedding[i],
+                },
+            )
+        )
+    return detections, est
+
+
+def measure_coins(
+    frame: np.ndarray, circles: list[Circle], params: CoinParams = CoinParams()
+) -> tuple[np.ndarray, ModelOutput, ModelMeta]:
+    """Colour relative to the table (N x 3 Lab) and the appearance model's output for each circle."""
+    model = load_model(params.model_dir)
+    meta = model.meta
+    small, scale = work_image(frame, params.work_size)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    colour, _table = colour_features(lab, circles, scale)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    grid = polar_grid(meta.n_radii, meta.n_angles, meta.pad, meta.inner, meta.outer)
+    polar = polar_samples(gray, [(c.x, c.y, c.r) for c in circles], grid, meta.base_radius)
+    return colour, model.run(polar), meta
+
+
+def _reorder(prob: np.ndarray, model_kinds: tuple[str, ...]) -> np.ndarray:
+    """Model kind columns in :data:`APPEARANCE_KINDS` order."""
+    idx = [model_kinds.index(k) for k in APPEARANCE_KINDS]
+    out: np.ndarray = prob[:, idx]
+    return out
+
+
+def draw_coins(frame: np.ndarray, coins: list[Detection], params: CoinParams = CoinParams()) -> np.ndarray:
+    """A copy of the frame with each coin's circle, kind and face drawn (for overlays)."""
+    out = frame.copy()
+    for d in coins:
+        x, y = d.center
+        r = d.bbox[2] / 2
+        sure = d.confidence >= params.confident
+        colour = (0, 200, 0) if sure else (0, 200, 255) if d.value is not None else (0, 0, 255)
+        cv2.circle(out, (int(round(x)), int(round(y))), int(round(r)), colour, 2)
+        label = f"{d.kind[0].upper()}{'' if d.value is None else str(d.value)[0]} {d.confidence:.2f}"
+        cv2.putText(out, label, (int(x - r), int(y - r) - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
+    return out

@@ -1,0 +1,221 @@
+"""Learning this table ("learn this table"): adapt the coin reader to the table's own coins.
+
+At setup the players throw the table's coins, the reader shows what it found, and the
+players confirm or correct each coin's kind and face on the tablet. :func:`enrol_coins`
+turns those confirmed photos into a small :class:`CoinProfile`:
+
+- the appearance model's embedding of every confirmed coin, kept as nearest-neighbour
+  exemplars that sharpen (or soften) later reads of coins that look like them;
+- the colour of each kind relative to this table, under this light;
+- how this camera measures each kind's diameter (a dark rim or a shadow can add a few
+  per cent), so sizes compare truly.
+
+The profile is a plain ``.npz`` file (:meth:`CoinProfile.save`, :meth:`CoinProfile.load`).
+Reading works without one: the defaults are the shipped model and colours.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from vision._coin_geometry import APPEARANCE_KINDS, COIN_DIAMETER_MM, Circle
+from vision.coins import DEFAULT_COLOURS, CoinParams, measure_coins, validate_frame
+from vision.types import Detection
+
+FACES = ("heads", "tails")
+
+ColourModel = dict[str, list[tuple[float, float, float, float, float]]]
+
+
+@dataclass(frozen=True)
+class CoinProfile:
+    """What was learned of one table's coins; pass it to ``find_coins``/``read_table``."""
+
+    embeddings: np.ndarray
+    """M x D unit rows: the appearance model's embedding of each confirmed coin."""
+    kinds: np.ndarray
+    """M kind indices into ``APPEARANCE_KINDS``."""
+    faces: np.ndarray
+    """M face indices (0 heads, 1 tails), -1 where the players did not confirm a face."""
+    colours: ColourModel = field(default_factory=dict)
+    """Per kind colour mixture (weight, mean a, mean b, sd a, sd b) relative to the table."""
+    size_factor: dict[str, float] = field(default_factory=dict)
+    """Per kind: measured diameter over true diameter on this camera (1.0 when unknown)."""
+    neighbours: int = 5
+    """How many exemplars vote for each coin."""
+    sharpness: float = 20.0
+    """How fast an exemplar's vote falls with distance (cosine similarity x sharpness)."""
+    weight: float = 1.0
+    """How strongly the exemplars' vote counts against the shipped model."""
+
+    def size_factors(self) -> np.ndarray:
+        """Per-kind size corrections in ``APPEARANCE_KINDS`` order."""
+        return np.array([self.size_factor.get(k, 1.0) for k in APPEARANCE_KINDS], np.float64)
+
+    def adapt(self, embedding: np.ndarray, kind_prob: np.ndarray, face_prob: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Kind and face probabilities corrected by the nearest confirmed coins.
+
+        The exemplars' weighted votes (smoothed, so a few votes never give certainty) are
+        multiplied into the model's probabilities. A coin unlike every exemplar gets
+        near-equal votes and keeps the model's read.
+        """
+        if len(self.embeddings) == 0 or len(embedding) == 0:
+            return kind_prob, face_prob
+        sims = embedding @ self.embeddings.T
+        k = min(self.neighbours, sims.shape[1])
+        nearest = np.argsort(-sims, axis=1)[:, :k]
+        kind_out = kind_prob.astype(np.float64).copy()
+        face_out = face_prob.astype(np.float64).copy()
+        for i in range(len(embedding)):
+            idx = nearest[i]
+            w = np.exp(self.sharpness * (sims[i, idx] - 1.0))
+            kv = np.full(len(APPEARANCE_KINDS), 0.5)
+            np.add.at(kv, self.kinds[idx], w)
+            fv = np.full(2, 0.5)
+            known = self.faces[idx] >= 0
+            np.add.at(fv, self.faces[idx][known], w[known])
+            kind_out[i] *= (kv / kv.sum()) ** self.weight
+            face_out[i] *= (fv / fv.sum()) ** self.weight
+        kind_out /= kind_out.sum(axis=1, keepdims=True)
+        face_out /= face_out.sum(axis=1, keepdims=True)
+        return kind_out, face_out
+
+    def save(self, path: str | Path) -> None:
+        """Write the profile as ``.npz`` (arrays plus a JSON header)."""
+        header = {
+            "version": 1,
+            "colours": self.colours,
+            "size_factor": self.size_factor,
+            "neighbours": self.neighbours,
+            "sharpness": self.sharpness,
+            "weight": self.weight,
+        }
+        with open(path, "wb") as fh:
+            np.savez_compressed(
+                fh,
+                embeddings=self.embeddings.astype(np.float32),
+                kinds=self.kinds.astype(np.int16),
+                faces=self.faces.astype(np.int8),
+                header=np.array(json.dumps(header)),
+            )
+
+    @classmethod
+    def load(cls, path: str | Path) -> CoinProfile:
+        """Read a profile written by :meth:`save`.
+
+        :raises ValueError: naming the missing or bad field.
+        :raises FileNotFoundError: if there is no such file.
+        """
+        with np.load(path, allow_pickle=False) as data:
+            for name in ("embeddings", "kinds", "faces", "header"):
+                if name not in data:
+                    raise ValueError(f"coin profile {path}: missing field {name!r}")
+            emb = np.asarray(data["embeddings"], np.float32)
+            kinds = np.asarray(data["kinds"], np.int64)
+            faces = np.asarray(data["faces"], np.int64)
+            header = json.loads(str(data["header"]))
+        if emb.ndim != 2 or len(kinds) != len(emb) or len(faces) != len(emb):
+            raise ValueError(f"coin profile {path}: embeddings, kinds and faces must have one row per coin")
+        if len(kinds) and (kinds.min() < 0 or kinds.max() >= len(APPEARANCE_KINDS)):
+            raise ValueError(f"coin profile {path}: field 'kinds' out of range")
+        if len(faces) and (faces.min() < -1 or faces.max() > 1):
+            raise ValueError(f"coin profile {path}: field 'faces' must be -1, 0 or 1")
+        colours = header.get("colours", {})
+        if not isinstance(colours, dict) or any(k not in APPEARANCE_KINDS for k in colours):
+            raise ValueError(f"coin profile {path}: field 'colours' must map coin kinds to mixtures")
+        return cls(
+            embeddings=emb,
+            kinds=kinds,
+            faces=faces,
+            colours={k: [tuple(float(x) for x in comp) for comp in v] for k, v in colours.items()},  # type: ignore[misc]
+            size_factor={str(k): float(v) for k, v in header.get("size_factor", {}).items()},
+            neighbours=int(header.get("neighbours", 5)),
+            sharpness=float(header.get("sharpness", 20.0)),
+            weight=float(header.get("weight", 1.0)),
+        )
+
+
+def enrol_coins(
+    examples: Sequence[tuple[np.ndarray, Sequence[Detection]]], params: CoinParams = CoinParams()
+) -> CoinProfile:
+    """Learn a profile from photos and their confirmed coins.
+
+    Each example is a frame and the coins in it as the players confirmed them: a
+    ``Detection`` whose ``kind`` is right and whose ``value`` is the true face (``None``
+    where they did not say). Only ``kind``, ``value``, ``center`` and ``bbox`` are used.
+
+    :raises ValueError: on a bad frame, an unknown kind or face, or no coins at all.
+    """
+    embs, kinds, faces, colours_by_kind, sizes = [], [], [], {k: [] for k in APPEARANCE_KINDS}, []
+    for n, (frame, coins) in enumerate(examples):
+        validate_frame(frame)
+        if not coins:
+            continue
+        circles = []
+        for c in coins:
+            if c.kind not in APPEARANCE_KINDS:
+                raise ValueError(f"example {n}: unknown coin kind {c.kind!r}")
+            if c.value is not None and c.value not in FACES:
+                raise ValueError(f"example {n}: coin face must be heads, tails or None, got {c.value!r}")
+            r = (c.bbox[2] + c.bbox[3]) / 4.0
+            x, y = c.center if c.center != (0.0, 0.0) else (c.bbox[0] + c.bbox[2] / 2, c.bbox[1] + c.bbox[3] / 2)
+            circles.append(Circle(float(x), float(y), float(r)))
+        colour, out, _meta = measure_coins(frame, circles, params)
+        # This photo's scale from its confirmed coins, then each coin's size against it.
+        scales = [COIN_DIAMETER_MM[c.kind] / (2 * ci.r) for c, ci in zip(coins, circles)]
+        scale = float(np.median(scales))
+        for i, (c, ci) in enumerate(zip(coins, circles)):
+            embs.append(out.embedding[i])
+            kinds.append(APPEARANCE_KINDS.index(c.kind))
+            faces.append(-1 if c.value is None else FACES.index(str(c.value)))
+            colours_by_kind[c.kind].append(colour[i, 1:])
+            if len({cc.kind for cc in coins}) > 1:
+                sizes.append((c.kind, 2 * ci.r * scale / COIN_DIAMETER_MM[c.kind]))
+    if not embs:
+        raise ValueError("enrolment needs at least one confirmed coin")
+    return CoinProfile(
+        embeddings=np.asarray(embs, np.float32),
+        kinds=np.asarray(kinds, np.int64),
+        faces=np.asarray(faces, np.int64),
+        colours=_learn_colours(colours_by_kind),
+        size_factor=_learn_sizes(sizes),
+    )
+
+
+def _learn_colours(samples: dict[str, list[np.ndarray]]) -> ColourModel:
+    """Each kind's colour: the shipped mixture, plus this table's own where it was seen.
+
+    The shipped mixture keeps part of its weight, so a dark penny never seen at enrolment
+    is still a penny.
+    """
+    out: ColourModel = {}
+    for kind in APPEARANCE_KINDS:
+        default = DEFAULT_COLOURS[kind]
+        seen = np.asarray(samples[kind], np.float64).reshape(-1, 2)
+        if len(seen) < 2:
+            out[kind] = list(default)
+            continue
+        mean = seen.mean(axis=0)
+        sd = np.maximum(seen.std(axis=0) * 1.5, 1.5)
+        learned = (0.6, float(mean[0]), float(mean[1]), float(sd[0]), float(sd[1]))
+        out[kind] = [learned] + [(0.4 * w, ma, mb, sa, sb) for w, ma, mb, sa, sb in default]
+    return out
+
+
+def _learn_sizes(sizes: list[tuple[str, float]]) -> dict[str, float]:
+    """Per kind median measured/true diameter, normalised over kinds and kept within 5%."""
+    by_kind: dict[str, list[float]] = {}
+    for kind, ratio in sizes:
+        by_kind.setdefault(kind, []).append(ratio)
+    if len(by_kind) < 2:
+        return {}
+    med = {k: float(np.median(v)) for k, v in by_kind.items() if len(v) >= 2}
+    if not med:
+        return {}
+    norm = float(np.median(list(med.values())))
+    return {k: float(np.clip(v / norm, 0.95, 1.05)) for k, v in med.items()}
