@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from web import play_cli
+from web import play_cli, read_cli
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -18,6 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="referee", description="A camera referee for coin-and-dice table games.")
     commands = parser.add_subparsers(dest="command", required=True)
     play_cli.add_parser(commands)
+    read_cli.add_parser(commands)
     games = commands.add_parser("games", help="list the games and their options")
     games.set_defaults(run=play_cli.run_games)
     return parser

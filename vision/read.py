@@ -1,0 +1,138 @@
+"""``read_table``: the one entry point from a settled frame to a :class:`TableObservation`.
+
+Composes the coin reader (``vision.coins``) and the dice reader (``vision.dice``), settles
+places where both claimed the same object (a die is not a coin), and, with a calibration,
+places every object on the table in millimetres and in its zone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+import numpy as np
+
+from vision.coins import CoinParams, find_coins, validate_frame
+from vision.enrol import CoinProfile
+from vision.types import DIE_KINDS, Detection, TableObservation
+
+
+class CalibrationLike(Protocol):
+    """What ``read_table`` needs of a calibration (``vision.calibration.Calibration`` has it)."""
+
+    mm_per_px: float
+
+    def image_to_table(self, points: Any) -> Any:
+        """Frame pixels (N x 2) to table millimetres (N x 2)."""
+        ...
+
+    def zone_of(self, point_mm: tuple[float, float]) -> str | None:
+        """The zone id at a table point, or ``None``."""
+        ...
+
+
+@dataclass(frozen=True)
+class ReadParams:
+    """Parameters of the whole read: the coin reader's and the dice reader's."""
+
+    coins: CoinParams = CoinParams()
+    """Coin reader thresholds."""
+    dice: Any = None
+    """``vision.dice.DiceParams`` for the dice reader, or ``None`` for its defaults."""
+    read_dice: bool = True
+    """Whether to look for dice at all."""
+    die_over_coin: float = 0.3
+    """A coin whose circle overlaps a die's box by at least this fraction of the coin is that die."""
+
+
+def read_table(
+    frame: np.ndarray,
+    calibration: CalibrationLike | None = None,
+    params: ReadParams | None = None,
+    profile: CoinProfile | None = None,
+) -> TableObservation:
+    """Find and read every coin and die in a BGR uint8 frame.
+
+    Without a calibration objects are still found and read; the coins' own sizes give the
+    scale. With one, its scale decides denominations, and each object gets its position in
+    table millimetres and its zone. ``profile`` is what enrolment learned of this table's coins.
+
+    :raises ValueError: if the frame is not BGR uint8 H x W x 3, or the calibration lacks
+        ``mm_per_px``.
+    """
+    frame = validate_frame(frame)
+    params = params or ReadParams()
+    notes: list[str] = []
+    mm_per_px: float | None = None
+    if calibration is not None:
+        mm_per_px = getattr(calibration, "mm_per_px", None)
+        if not isinstance(mm_per_px, (int, float)) or not mm_per_px > 0:
+            raise ValueError(f"calibration.mm_per_px must be a positive number, got {mm_per_px!r}")
+        mm_per_px = float(mm_per_px)
+
+    coins, coin_scale = find_coins(frame, params.coins, mm_per_px, profile)
+    dice: list[Detection] = []
+    if params.read_dice:
+        try:
+            from vision.dice import DiceParams, find_dice
+        except ImportError:
+            notes.append("dice reader not available: coins only")
+        else:
+            dice_params = params.dice if params.dice is not None else DiceParams()
+            dice = list(find_dice(frame, dice_params, mm_per_px=mm_per_px if mm_per_px is not None else coin_scale))
+    coins = resolve_overlaps(coins, dice, params.die_over_coin)
+
+    scale = mm_per_px if mm_per_px is not None else coin_scale
+    if calibration is None:
+        if coins and coin_scale is not None:
+            notes.append("no calibration: scale estimated from the coins themselves")
+        elif coins:
+            notes.append("no calibration and no scale: denominations from appearance only")
+    objects = [*coins, *dice]
+    if calibration is not None and objects:
+        objects = place(objects, calibration)
+    objects.sort(key=lambda d: (d.center[1], d.center[0]))
+    h, w = frame.shape[:2]
+    return TableObservation(objects=tuple(objects), frame_size=(w, h), mm_per_px=scale, notes=tuple(notes))
+
+
+def resolve_overlaps(coins: list[Detection], dice: list[Detection], min_overlap: float) -> list[Detection]:
+    """Coins left once every coin that is really a die is dropped.
+
+    A die's rounded outline or its pips can look like a coin's circle, so a coin whose circle
+    lies over a found die's box (at least ``min_overlap`` of the circle's area) is that die.
+    """
+    if not dice:
+        return coins
+    kept = []
+    for c in coins:
+        r = c.bbox[2] / 2.0
+        area = np.pi * r * r
+        over = max((_circle_box_overlap(c.center, r, d.bbox) for d in dice if d.kind in DIE_KINDS), default=0.0)
+        if over < min_overlap * area:
+            kept.append(c)
+    return kept
+
+
+def _circle_box_overlap(center: tuple[float, float], r: float, box: tuple[int, int, int, int]) -> float:
+    """Area (px²) of a circle inside a box, by sampling a small grid over the circle."""
+    cx, cy = center
+    n = 16
+    offs = (np.arange(n) + 0.5) / n * 2 - 1
+    xs, ys = np.meshgrid(cx + offs * r, cy + offs * r)
+    inside = (xs - cx) ** 2 + (ys - cy) ** 2 <= r * r
+    x, y, w, h = box
+    in_box = (xs >= x) & (xs <= x + w) & (ys >= y) & (ys <= y + h)
+    cell = (2 * r / n) ** 2
+    return float(np.count_nonzero(inside & in_box)) * cell
+
+
+def place(objects: list[Detection], calibration: CalibrationLike) -> list[Detection]:
+    """Each object with its position in table millimetres and its zone."""
+    centers = np.array([d.center for d in objects], np.float64).reshape(-1, 2)
+    mm = np.asarray(calibration.image_to_table(centers), np.float64).reshape(-1, 2)
+    out = []
+    for d, (x, y) in zip(objects, mm):
+        pos = (float(x), float(y))
+        out.append(replace(d, position_mm=pos, zone=calibration.zone_of(pos)))
+    return out
