@@ -133,8 +133,9 @@ def show_effects(state: State, out: TextIO, text: str) -> None:
 
 
 def summary(state: State) -> dict[str, Any]:
-    """The ``--json`` summary: game, players, scores, terminal, winners, round, log and more."""
-    return {
+    """The ``--json`` summary: game, players, scores, terminal, winners, round, log and more
+    (with ``score_sheet`` for games whose state keeps one, such as Pennies From Heaven)."""
+    data: dict[str, Any] = {
         "game": state.game.name,
         "players": list(state.game.players),
         "options": state.game.to_json()["options"],
@@ -146,3 +147,7 @@ def summary(state: State) -> dict[str, Any]:
         "prompt": state.prompt(),
         "log": [str(action) for action in state.history()],
     }
+    score_sheet = getattr(state, "score_sheet", None)
+    if callable(score_sheet):
+        data["score_sheet"] = score_sheet()
+    return data
