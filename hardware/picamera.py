@@ -60,7 +60,8 @@ def load_picamera2() -> Any:
 class PiCameraSource(BaseSource):
     """Frames from the Pi camera module, BGR uint8, exposure and white balance locked.
 
-    ``factory`` makes the camera object (``Picamera2`` by default, a fake in tests) and
+    Frame ids are ``pi-<start time>-<count>``: unique across restarts, so the match log never
+    mistakes a new frame for one already ruled on. ``factory`` makes the camera object (``Picamera2`` by default, a fake in tests) and
     ``sleep`` waits while auto exposure settles.
     """
 
@@ -78,6 +79,7 @@ class PiCameraSource(BaseSource):
         self._sleep = sleep
         self._camera: Any = None
         self._count = 0
+        self._session = ""
         self.locked_controls: dict[str, Any] = {}
         """The controls locked at start (for the log and the recorder)."""
 
@@ -98,6 +100,8 @@ class PiCameraSource(BaseSource):
             camera.close()
             raise CameraError(f"the Pi camera did not start: {exc}") from exc
         self._camera = camera
+        self._session = time.strftime("%Y%m%d%H%M%S")
+        self._count = 0
 
     def _lock(self, camera: Any) -> None:
         """Let auto exposure and white balance settle, then freeze them (and focus)."""
@@ -133,7 +137,7 @@ class PiCameraSource(BaseSource):
         # SensorTimestamp is nanoseconds on the kernel's monotonic clock: the time of the exposure.
         stamp = metadata.get("SensorTimestamp")
         timestamp = stamp / 1e9 if isinstance(stamp, (int, float)) else time.monotonic()
-        return image, timestamp, f"pi-{self._count:06d}", metadata
+        return image, timestamp, f"pi-{self._session}-{self._count:06d}", metadata
 
     def _release(self) -> None:
         camera, self._camera = self._camera, None

@@ -32,6 +32,7 @@ class WebcamSource(BaseSource):
         self._clock = clock
         self._capture: Any = None
         self._count = 0
+        self._session = ""
 
     def _open(self) -> None:
         import cv2
@@ -45,6 +46,9 @@ class WebcamSource(BaseSource):
         capture.set(cv2.CAP_PROP_FRAME_WIDTH, self.size[0])
         capture.set(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1])
         self._capture = capture
+        # Frame ids stay unique across restarts (the match log keys camera events by them).
+        self._session = time.strftime("%Y%m%d%H%M%S")
+        self._count = 0
 
     def _grab(self) -> tuple[Any, float, str, dict[str, Any]]:
         import cv2
@@ -57,7 +61,7 @@ class WebcamSource(BaseSource):
         if image.ndim >= 2 and (image.shape[1], image.shape[0]) != tuple(self.size) and image.size:
             image = cv2.resize(image, self.size, interpolation=cv2.INTER_AREA)
         self._count += 1
-        return image, self._clock(), f"cam{self.index}-{self._count:06d}", {}
+        return image, self._clock(), f"cam{self.index}-{self._session}-{self._count:06d}", {}
 
     def _release(self) -> None:
         capture, self._capture = self._capture, None

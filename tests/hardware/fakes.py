@@ -39,7 +39,8 @@ class FakeSource(BaseSource):
 
     name = "fake camera"
 
-    def __init__(self, items: Sequence[Any], size: tuple[int, int] | None = None, clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, items: Sequence[Any], size: tuple[int, int] | None = None, clock: Callable[[], float] | None = None,
+                 prefix: str = "f") -> None:
         super().__init__(size)
         self.items = list(items)
         self.position = 0
@@ -47,6 +48,7 @@ class FakeSource(BaseSource):
         self.opens = 0
         self._clock = clock
         self.t = 0.0
+        self.prefix = prefix
 
     def _open(self) -> None:
         if self.fail_opens:
@@ -62,7 +64,7 @@ class FakeSource(BaseSource):
         if isinstance(item, BaseException):
             raise item
         self.t += 0.1
-        return item, self._clock() if self._clock else self.t, f"f{self.position:04d}", {}
+        return item, self._clock() if self._clock else self.t, f"{self.prefix}{self.position:04d}", {}
 
     def _release(self) -> None:
         pass
@@ -175,3 +177,67 @@ class FakePicamera2:
 
     def close(self) -> None:
         self.calls.append("close")
+
+
+def table_picture(dice_faces: Sequence[int], seed: int, size: tuple[int, int] = (320, 240)) -> np.ndarray:
+    """A plain green table with one white square per die, at positions fixed by ``seed``."""
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    image = np.zeros((size[1], size[0], 3), np.uint8)
+    image[:] = (40, 110, 40)
+    for face in dice_faces:
+        x, y = int(rng.integers(30, size[0] - 40)), int(rng.integers(30, size[1] - 40))
+        cv2.rectangle(image, (x, y), (x + 14, y + 14), (235, 235, 235), -1)
+        cv2.putText(image, str(face), (x + 3, y + 12), cv2.FONT_HERSHEY_PLAIN, 0.8, (0, 0, 0), 1)
+    return image
+
+
+SEVENS_SCENES: list[tuple[list[dict[str, Any]], list[dict[str, Any]]]] = []
+"""Filled by ``write_replay_game``: each throw's labels and the decisions after it."""
+
+
+def write_replay_game(folder: Any, hold: int = 6, moving: int = 3) -> dict[str, Any]:
+    """A recorded game of Sevens (2 players, 1 round) in the fixtures' format, with labels.
+
+    Ann and Bo roll for first (Ann 36, Bo 6), Ann rolls 1 2 4 6 3 3 and keeps 5 (SV-4.2,
+    SV-4.4), Bo rolls six dice with one unsure die that the players say shows 2, and keeps 12.
+    Expected: Bo wins 12 to 5.
+    """
+    import json
+    from pathlib import Path
+
+    import cv2
+
+    folder = Path(folder)
+    (folder / "frames").mkdir(parents=True)
+    throws: list[tuple[list[int], float | None]] = [
+        ([6, 6, 6, 6, 6, 6], None), ([1, 1, 1, 1, 1, 1], None), ([1, 2, 4, 6, 3, 3], None), ([2, 2, 2, 2, 2, 2], 0.5),
+    ]
+    frames: list[dict[str, Any]] = []
+    decisions: list[dict[str, Any]] = []
+    t = 0.0
+    count = 0
+    for number, (faces, unsure) in enumerate(throws):
+        labels = [{"kind": "d6", "value": face, "zone": "theatre", "confidence": 0.97} for face in faces]
+        if unsure is not None:
+            labels[-1]["confidence"] = unsure
+        for step in range(moving + hold):
+            if step < moving:
+                image = table_picture(faces, 1000 + count)  # dice still rolling: they jump about
+            else:
+                image = table_picture(faces, number)
+            name = f"frames/{count:04d}.png"
+            cv2.imwrite(str(folder / name), image)
+            frames.append({"id": f"{count:04d}", "file": name, "t": round(t, 3), "labels": labels})
+            count += 1
+            t += 0.1
+        if number == 2:
+            decisions.append({"action": "keep", "after_frame": frames[-1]["id"]})
+        if number == 3:
+            decisions.append({"answer": "2"})
+            decisions.append({"action": "keep"})
+    game = {"game": "sevens", "players": ["Ann", "Bo"], "options": {"sv.rounds": "1"}, "frames": frames,
+            "decisions": decisions, "expected": {"scores": {"Ann": 5, "Bo": 12}, "winners": ["Bo"]}}
+    (folder / "game.json").write_text(json.dumps(game, indent=1))
+    return game

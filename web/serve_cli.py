@@ -1,0 +1,142 @@
+"""``referee serve``: referee a real table (or a replayed one) and print every prompt and ruling.
+
+``--camera pi``, ``webcam[:N]`` or ``replay:PATH``. The match is stored in ``--db`` and resumed
+after a restart. With ``--port`` the dashboard is served too; without it the loop runs in the
+terminal. A replay ends at its last frame; a camera runs until Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from referee import ConfigError, RulesError
+from referee.options import parse_option_assignments
+
+if TYPE_CHECKING:
+    from web.loop import LoopResult
+
+DEFAULT_DB = os.environ.get("REFEREE_DB") or str(Path.home() / ".local" / "share" / "table-referee" / "matches.db")
+
+
+def add_parser(commands: Any) -> None:
+    """Register the ``serve`` subcommand."""
+    serve = commands.add_parser("serve", help="referee a table from a camera or a recorded game")
+    serve.add_argument("--camera", required=True, help="pi, webcam, webcam:N or replay:PATH (a fixtures/games folder)")
+    serve.add_argument("--game", help="the game to start (a replay names its own)")
+    serve.add_argument("--players", help="names in seating order, comma separated (a replay names its own)")
+    serve.add_argument("--option", action="append", default=None, metavar="KEY=VALUE", help="a house rule, e.g. sv.rounds=3")
+    serve.add_argument("--first", help="the player who starts, where the table chooses (G-5)")
+    serve.add_argument("--db", default=DEFAULT_DB, help=f"the match log (SQLite; default {DEFAULT_DB})")
+    serve.add_argument("--new", action="store_true", help="start a new match even if one is in play on this camera")
+    serve.add_argument("--fast", action="store_true", help="replay as fast as possible instead of in real time")
+    serve.add_argument("--read", choices=("vision", "labels"), default="vision",
+                       help="read frames with vision (default) or take a replay's recorded labels")
+    serve.add_argument("--port", type=int, help="also serve the dashboard on this port")
+    serve.add_argument("--host", default="0.0.0.0", help="address for the dashboard (default all)")
+    serve.add_argument("--json", action="store_true", help="print one JSON summary at the end instead of the rulings")
+    serve.set_defaults(run=run_serve)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """Run ``referee serve``; returns the exit status (0, or 2 for bad arguments or camera)."""
+    from hardware.frames import CameraError
+    from web.service import open_table
+
+    players = [p.strip() for p in args.players.split(",") if p.strip()] if args.players else None
+    try:
+        options = parse_option_assignments(args.option) if args.option is not None else None
+        service = open_table(args.camera, args.db, args.game, players, options, args.first, args.new,
+                             realtime=not args.fast, read=args.read)
+    except (ConfigError, RulesError, CameraError, ValueError) as exc:
+        print(f"referee: {exc}", file=sys.stderr)
+        return 2
+    out = sys.stdout
+    if not args.json:
+        print(f"match {service.match.id} ({service.match.state.game.title}; {', '.join(service.match.state.game.players)})"
+              f" on {args.camera}, log {args.db}", file=out)
+        show_prompt(service.view(), out)
+        service.on_result = lambda result: show_result(result, service.view(), out)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        service.start()
+    except CameraError as exc:
+        print(f"referee: {exc}", file=sys.stderr)
+        return 2
+    server = _serve_dashboard(service, args.host, args.port) if args.port else None
+    try:
+        while not stop.is_set() and not service.wait(0.2):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        service.stop()
+        if server is not None:
+            server.close()
+    view = service.view()
+    if args.json:
+        print(json.dumps(summary(service)))
+    else:
+        print(f"\nscores: {', '.join(f'{k} {v}' for k, v in view['scores'].items())}", file=out)
+        if view["terminal"]:
+            print(f"Game over. Winners: {', '.join(view['winners'])}", file=out)
+    return 1 if view["loop"]["state"] == "error" else 0
+
+
+def show_result(result: LoopResult, view: dict[str, Any], out: TextIO) -> None:
+    """Print one ruling, then what the table must do next."""
+    where = f"[{result.frame_id}] " if result.frame_id else ""
+    print(f"{where}{result.kind}: {result.text}", file=out)
+    show_prompt(view, out)
+
+
+def show_prompt(view: dict[str, Any], out: TextIO) -> None:
+    """Print the prompt, forced moves, options, and any question or discrepancy."""
+    print(f"  round {view['round']}: {view['prompt']}", file=out)
+    for move in view["forced_moves"]:
+        print(f"    => {move['text']}", file=out)
+    for option in view["options"]:
+        print(f"    - {option['action']}: {option['label']}", file=out)
+    if view["question"]:
+        print(f"    ? {view['question']['text']} ({' / '.join(view['question']['choices'])})", file=out)
+    if view["discrepancy"]:
+        for problem in view["discrepancy"]["problems"]:
+            print(f"    ! {problem}", file=out)
+    out.flush()
+
+
+def summary(service: Any) -> dict[str, Any]:
+    """The ``--json`` summary: match id, scores, winners, the action log and the rulings."""
+    match = service.match
+    state = match.state
+    return {
+        "match": match.id,
+        "game": state.game.name,
+        "players": list(state.game.players),
+        "scores": state.scores(),
+        "terminal": state.is_terminal(),
+        "winners": state.winners(),
+        "log": [str(action) for action in state.history()],
+        "events": [[e.kind, e.text, e.actor, e.frame_id] for e in match.events],
+        "loop": service.loop.status.to_json() if service.loop else {},
+    }
+
+
+def _serve_dashboard(service: Any, host: str, port: int) -> Any:
+    """Serve the dashboard with waitress in a thread; returns the server (``close()`` to stop)."""
+    from waitress.server import create_server
+
+    from web.app import create_app
+
+    app = create_app({"REFEREE_SERVICE": service})
+    server = create_server(app, host=host, port=port, threads=8)
+    threading.Thread(target=server.run, name="dashboard", daemon=True).start()
+    print(f"dashboard: http://{host if host != '0.0.0.0' else 'localhost'}:{port}/", file=sys.stdout)
+    return server

@@ -1,0 +1,512 @@
+"""``TableService``: one table's referee as the dashboard and the command line use it.
+
+It owns the match (in the store), the live loop running in a thread, and the subscribers
+waiting for updates. Every change (a camera ruling, a tablet action, undo, redo, an answer)
+is committed to the log first and only then published to subscribers as the new view.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from hardware.frames import Frame, FrameSource
+from referee import CHANCE, find_game
+from referee.actions import Designate
+from referee.errors import ConfigError, IllegalActionError, InvalidActionError
+from referee.options import parse_option_assignments
+from web.loop import LoopResult, Reader, Settler, TableLoop
+from web.store import Event, Match, MatchStore
+
+SettleFactory = Callable[[], Settler]
+"""Makes a fresh settle detector (one per loop, and again for a new match)."""
+
+
+class TableService:
+    """The referee of one table (see the module docstring).
+
+    ``source`` may be ``None`` for a table refereed by hand (actions typed on the tablet).
+    ``tablet`` is called after every loop step; the replayed games use it to take their
+    recorded decisions at the recorded moments.
+    """
+
+    def __init__(
+        self,
+        store: MatchStore,
+        match: Match,
+        source: FrameSource | None = None,
+        settle: SettleFactory | None = None,
+        read: Reader | None = None,
+        camera: str = "",
+        resume_after: str | None = None,
+        overlay: Callable[[Any, Any], Any] | None = None,
+    ) -> None:
+        self.store = store
+        self.match = match
+        self.source = source
+        self.camera = camera
+        self._settle_factory = settle
+        self._overlay = overlay
+        self._subscribers: list[queue.Queue[dict[str, Any]]] = []
+        self._lock = threading.RLock()
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.tablet: Callable[[TableService], None] | None = None
+        self.loop: TableLoop | None = None
+        self.results: list[LoopResult] = []
+        """Every ruling the loop made since start (for the terminal and measurements)."""
+        self.on_result: Callable[[LoopResult], None] = lambda result: None
+        if source is not None:
+            if settle is None or read is None:
+                raise ConfigError("a service with a camera needs a settle detector and a reader")
+            self.loop = TableLoop(source, match, settle(), read, on_update=self._loop_update, resume_after=resume_after)
+
+    # -- what the tablet sees --------------------------------------------------------------
+
+    def view(self) -> dict[str, Any]:
+        """The state's view plus the match id, pending question or discrepancy, history and loop status."""
+        with self.match.lock:
+            state = self.match.state
+            view = state.view()
+            pending = self.match.pending
+            view.update(
+                match=self.match.id,
+                title=state.game.title,
+                players=list(state.game.players),
+                awaiting_chance=state.current_player() == CHANCE,
+                history=[str(action) for action in state.history()],
+                can_redo=bool(self.match.redo_stack),
+                expected_values={str(a): v for a, v in state.expected_values().items()},
+                question=None,
+                discrepancy=None,
+                log_length=len(self.match.events),
+            )
+            if pending is not None and pending.detail.get("ruling") == "question":
+                refs = pending.detail.get("refs", [])
+                view["question"] = {"id": pending.seq, "text": pending.text, "choices": pending.detail.get("choices", []),
+                                    "refs": refs, "frame": pending.frame_id,
+                                    "crop_url": f"/api/crop/{refs[0]}.jpg" if refs else None}
+            elif pending is not None:
+                view["discrepancy"] = {"id": pending.seq, "text": pending.text, "frame": pending.frame_id,
+                                       "problems": [p["text"] for p in pending.detail.get("problems", [])],
+                                       "rethrow": bool(pending.detail.get("rethrow"))}
+        loop = self.loop.status.to_json() if self.loop else {"state": "no camera"}
+        view["loop"] = loop
+        view["camera"] = self.camera
+        view["status"] = _status_line(loop)
+        return view
+
+    # -- what the tablet does --------------------------------------------------------------
+
+    def act(self, text: str) -> dict[str, Any]:
+        """Apply an action typed or tapped on the tablet (a decision, or a correction).
+
+        :raises InvalidActionError: for text that is no action of this game.
+        :raises IllegalActionError: for an action the rules forbid now.
+        """
+        event = self.match.apply(text.strip(), "tablet")
+        return self._changed(event)
+
+    def undo(self) -> dict[str, Any]:
+        """Take back the last action (it can be redone).
+
+        :raises IllegalActionError: when nothing has been played.
+        """
+        return self._changed(self.match.undo("tablet"))
+
+    def redo(self) -> dict[str, Any]:
+        """Apply again the last action taken back.
+
+        :raises IllegalActionError: when nothing was undone since the last action.
+        """
+        return self._changed(self.match.redo("tablet"))
+
+    def answer(self, question_id: int | str, answer: str) -> dict[str, Any]:
+        """Answer the pending question; the referee then rules again on the same frame.
+
+        :raises InvalidActionError: for a question id that is not a number or an answer not offered.
+        :raises IllegalActionError: when that question is not waiting.
+        """
+        try:
+            seq = int(question_id)
+        except (TypeError, ValueError):
+            raise InvalidActionError(f"question id must be a number, got {question_id!r}") from None
+        loop = self.loop or TableLoop(_NoSource(), self.match, _NoSettle(), _no_read)
+        pending = self.match.pending
+        if pending is None or pending.seq != seq or pending.detail.get("ruling") != "question":
+            raise IllegalActionError(f"question {seq} is not waiting for an answer")
+        try:
+            result = loop.answer(seq, answer)
+        except ValueError as exc:
+            raise InvalidActionError(str(exc)) from None
+        if self.loop is None:
+            self._loop_update(result)
+        return self.view()
+
+    def new_match(self, game: str, players: Sequence[str], options: Mapping[str, str] | None = None,
+                  first: str | None = None) -> dict[str, Any]:
+        """Abandon the match in play and start another on the same table.
+
+        :raises ConfigError: for an unknown game, bad players or options.
+        """
+        match = create_match(self.store, game, list(players), dict(options or {}), first, self.camera)
+        with self._lock:
+            old = self.match
+            if old.status == "playing":
+                self.store.set_status(old.id, "abandoned")
+            self.match = match
+            if self.loop is not None:
+                assert self._settle_factory is not None
+                self.loop.match = match
+                self.loop.settle = self._settle_factory()
+        return self._publish()
+
+    # -- live updates ----------------------------------------------------------------------
+
+    def subscribe(self) -> queue.Queue[dict[str, Any]]:
+        """A queue that receives the new view after every change (for server-sent events)."""
+        subscription: queue.Queue[dict[str, Any]] = queue.Queue(maxsize=100)
+        with self._lock:
+            self._subscribers.append(subscription)
+        return subscription
+
+    def unsubscribe(self, subscription: queue.Queue[dict[str, Any]]) -> None:
+        """Stop sending updates to ``subscription``."""
+        with self._lock:
+            if subscription in self._subscribers:
+                self._subscribers.remove(subscription)
+
+    def _changed(self, event: Event) -> dict[str, Any]:
+        # The event is committed: now, and only now, the tablets are told.
+        if self.match.state.is_terminal() or event.kind in ("undo", "redo"):
+            self.match.sync_status()
+        return self._publish()
+
+    def _publish(self) -> dict[str, Any]:
+        view = self.view()
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for subscription in subscribers:
+            try:
+                subscription.put_nowait(view)
+            except queue.Full:
+                # A tablet that stopped reading misses updates; its next one carries the whole view.
+                pass
+        return view
+
+    def _loop_update(self, result: LoopResult) -> None:
+        self.results.append(result)
+        if result.kind == "chance" and self.match.state.is_terminal():
+            self.match.sync_status()
+        self.on_result(result)
+        self._publish()
+
+    # -- pictures --------------------------------------------------------------------------
+
+    def latest_frame(self) -> Frame | None:
+        """The newest good camera frame, if any."""
+        return self.loop.latest if self.loop else None
+
+    def latest_jpeg(self, overlay: bool = True) -> bytes:
+        """The newest camera frame as JPEG (with what was read drawn on it); ``b""`` before any."""
+        import cv2
+
+        frame = self.latest_frame()
+        if frame is None:
+            return b""
+        image = frame.image
+        observation = self.loop.latest_observation if self.loop else None
+        if overlay and observation is not None:
+            image = self._draw(image, observation)
+        ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        return encoded.tobytes() if ok else b""
+
+    def crop_jpeg(self, ref: int, margin: int = 24) -> bytes:
+        """The picture of object ``ref`` of the last read (for a question); ``b""`` when unknown."""
+        import cv2
+
+        frame = self.latest_frame()
+        observation = self.loop.latest_observation if self.loop else None
+        if frame is None or observation is None or not 0 <= ref < len(observation.objects):
+            return b""
+        x, y, w, h = observation.objects[ref].bbox
+        height, width = frame.image.shape[:2]
+        crop = frame.image[max(0, y - margin):min(height, y + h + margin), max(0, x - margin):min(width, x + w + margin)]
+        if crop.size == 0:
+            return b""
+        ok, encoded = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        return encoded.tobytes() if ok else b""
+
+    def _draw(self, image: Any, observation: Any) -> Any:
+        if self._overlay is not None:
+            return self._overlay(image, observation)
+        import cv2
+
+        canvas = image.copy()
+        for index, obj in enumerate(observation.objects):
+            x, y, w, h = obj.bbox
+            sure = obj.value is not None and obj.confidence >= 0.8 and not obj.flags
+            colour = (60, 200, 60) if sure else (0, 140, 255)
+            cv2.rectangle(canvas, (x, y), (x + w, y + h), colour, 2)
+            cv2.putText(canvas, f"{index}:{obj.value if obj.value is not None else '?'}", (x, max(12, y - 4)),
+                        cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
+        return canvas
+
+    # -- the thread ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Run the loop in a background thread (no-op without a camera or when running)."""
+        if self.loop is None or (self._thread is not None and self._thread.is_alive()):
+            return
+        assert self.source is not None
+        self._stop.clear()
+        self.source.start()
+        self._thread = threading.Thread(target=self._run, name=f"table-loop-{self.match.id}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        assert self.loop is not None
+        tablet = self.tablet
+        try:
+            self.loop.run(self._stop, after_step=(lambda: tablet(self)) if tablet else lambda: None)
+        except Exception as exc:  # the thread must report, not vanish: the service shows the error
+            self.loop.status.state = "error"
+            self.loop.status.last_problem = f"{type(exc).__name__}: {exc}"
+        self._publish()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the loop thread to end (a replay's last frame); ``True`` if it ended."""
+        if self._thread is None:
+            return True
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def stop(self) -> None:
+        """Stop the loop thread and close the source."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        if self.source is not None:
+            self.source.close()
+
+
+def create_match(store: MatchStore, game: str, players: list[str], options: Mapping[str, Any],
+                 first: str | None = None, camera: str = "") -> Match:
+    """Check the game, record a new match, and designate ``first`` where the game asks the table.
+
+    :raises ConfigError: for an unknown game, bad players or options, or ``first`` in a game
+        that decides its first player by the rules.
+    """
+    parsed = parse_option_assignments([f"{k}={v}" for k, v in options.items()]) if _all_text(options) else dict(options)
+    game_obj = find_game(game)(players, parsed)
+    if first is not None and Designate not in game_obj.action_types:
+        raise ConfigError(f"{game_obj.title} decides its first player by the rules, not by choice")
+    match_id = store.create(game, list(game_obj.players), game_obj.to_json()["options"], camera)
+    match = store.open(match_id)
+    if first is not None:
+        match.apply(Designate(first), "tablet")
+    return match
+
+
+def _all_text(options: Mapping[str, Any]) -> bool:
+    return all(isinstance(value, str) for value in options.values())
+
+
+def _status_line(loop: Mapping[str, Any]) -> str:
+    state = loop.get("state", "")
+    if state == "camera lost":
+        return f"Camera lost: waiting for it to come back ({loop.get('last_problem', '')})"
+    if state == "finished":
+        return "Recording finished"
+    return "" if state in ("running", "idle", "no camera") else str(state)
+
+
+class _NoSource:
+    """Stands in for a camera when a table is refereed by hand (answers still work)."""
+
+    def start(self) -> None:
+        """Nothing to start."""
+
+    def read(self) -> Frame:
+        """Never called."""
+        raise EOFError("no camera")
+
+    def stop(self) -> None:
+        """Nothing to stop."""
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+    def __enter__(self) -> _NoSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+class _NoSettle:
+    def update(self, frame: Any, timestamp: float) -> Any:
+        return None
+
+
+def _no_read(image: Any) -> Any:
+    raise ValueError("no reader")
+
+
+def open_table(
+    camera: str,
+    db: str,
+    game: str | None = None,
+    players: Sequence[str] | None = None,
+    options: Mapping[str, Any] | None = None,
+    first: str | None = None,
+    new: bool = False,
+    realtime: bool = True,
+    read: str = "vision",
+    calibration: Any = None,
+) -> TableService:
+    """The composition point: a store, the match to resume or start, the source, settle and reader.
+
+    A replayed game (``replay:PATH``) supplies its own game, players and options from its
+    ``game.json`` unless given. The newest match still in play on ``camera`` is resumed when
+    it is the same game with the same players (or no game is named) and ``new`` is false;
+    a replay then skips the frames already ruled on.
+
+    :raises ConfigError: for an unknown game, bad players or options, or nothing to resume.
+    :raises ValueError: for a malformed ``camera``; :raises CameraError: for a bad replay folder.
+    """
+    from hardware.replay import ReplaySource
+    from hardware.sources import open_source
+
+    source = open_source(camera, realtime=realtime)
+    recorded = source.game if isinstance(source, ReplaySource) else {}
+    game = game or recorded.get("game")
+    players = list(players or recorded.get("players") or [])
+    if options is None:
+        options = dict(recorded.get("options") or {})
+    if first is None and recorded.get("first"):
+        first = str(recorded["first"])
+    store = MatchStore(db)
+    match: Match | None = None
+    resumable = None if new else store.latest_playing(camera)
+    if resumable is not None:
+        info = store.info(resumable)
+        if game is None or (info.game == game and (not players or list(info.players) == players)):
+            match = store.open(resumable)
+    if match is None:
+        if game is None or not players:
+            raise ConfigError("no match to resume on this camera: name the game with --game and --players")
+        match = create_match(store, game, players, options, first, camera)
+    resume_after = match.last_frame() if isinstance(source, ReplaySource) else None
+    if resume_after is not None and isinstance(source, ReplaySource):
+        try:
+            source.index_of(resume_after)
+        except KeyError:
+            resume_after = None
+    service = TableService(store, match, source, settle=settle_factory(calibration), read=make_reader(read, source, calibration),
+                           camera=camera, resume_after=resume_after)
+    if isinstance(source, ReplaySource) and recorded.get("decisions"):
+        service.tablet = RecordedTablet(recorded["decisions"], source)
+    return service
+
+
+def settle_factory(calibration: Any = None) -> SettleFactory:
+    """Makes ``vision.settle.SettleDetector`` for the table's calibration."""
+
+    def make() -> Settler:
+        from vision.settle import SettleDetector
+
+        return SettleDetector(calibration)
+
+    return make
+
+
+def make_reader(kind: str, source: FrameSource | None, calibration: Any = None) -> Reader:
+    """The reader ``--read`` names: ``vision`` (``vision.read.read_table``) or ``labels``.
+
+    ``labels`` takes a replayed frame's recorded labels as the read: it exercises the loop, the
+    rules and the log on a recording without depending on vision's accuracy.
+
+    :raises ConfigError: for another name, or ``labels`` without a replay.
+    """
+    if kind == "vision":
+        from vision.read import read_table
+
+        return lambda image: read_table(image, calibration)
+    if kind == "labels":
+        from hardware.replay import ReplaySource
+
+        if not isinstance(source, ReplaySource):
+            raise ConfigError("--read labels needs a replayed game (--camera replay:PATH)")
+        return LabelReader(source)
+    raise ConfigError(f"--read must be vision or labels, got {kind!r}")
+
+
+class LabelReader:
+    """Reads a replayed frame by its recorded labels (see ``make_reader``)."""
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+
+    def __call__(self, image: Any) -> Any:
+        from vision.types import Detection, TableObservation
+
+        position = self.source.position - 1
+        entry = self.source.frames[position]
+        labels = entry.labels or []
+        objects = []
+        for label in labels if isinstance(labels, list) else labels.get("objects", []):
+            bbox = tuple(int(v) for v in label.get("bbox", (0, 0, 0, 0)))
+            objects.append(Detection(str(label["kind"]), label.get("value"), bbox,  # type: ignore[arg-type]
+                                     float(label.get("confidence", 1.0)), zone=label.get("zone"),
+                                     flags=tuple(label.get("flags", ()))))
+        height, width = image.shape[:2]
+        return TableObservation(tuple(objects), (width, height))
+
+
+class RecordedTablet:
+    """Takes a replayed game's recorded tablet decisions at their recorded moments.
+
+    Each decision is ``{"action": "keep", "after_frame": "0042"}`` (an action), or
+    ``{"answer": "heads", ...}`` (the answer to the pending question), or ``{"undo": true}``.
+    A decision with ``after_frame`` waits until that frame has been read; one without waits
+    until a player (not chance) is to act and nothing is pending. Decisions already in the
+    match log (counted by the tablet's and players' events) are not taken again after a restart.
+    """
+
+    def __init__(self, decisions: Sequence[Mapping[str, Any]], source: Any) -> None:
+        self.decisions = list(decisions)
+        self.source = source
+
+    def __call__(self, service: TableService) -> None:
+        while True:
+            match = service.match
+            done = sum(1 for e in match.events if e.actor in ("tablet", "players") and e.kind != "ruling")
+            if done >= len(self.decisions):
+                return
+            decision = self.decisions[done]
+            after = decision.get("after_frame")
+            if after is not None:
+                try:
+                    if self.source.index_of(str(after)) >= self.source.position:
+                        return
+                except KeyError:
+                    raise ConfigError(f"recorded decision {done + 1} waits for frame {after!r}, which is not in the recording") from None
+            pending = match.pending
+            if "answer" in decision:
+                # An answer waits for its question.
+                if pending is None or pending.detail.get("ruling") != "question":
+                    return
+            elif after is None and (pending is not None or match.state.current_player() == CHANCE or match.state.is_terminal()):
+                return
+            if "answer" in decision:
+                assert pending is not None
+                service.answer(pending.seq, str(decision["answer"]))
+            elif decision.get("undo"):
+                service.undo()
+            elif decision.get("redo"):
+                service.redo()
+            else:
+                service.act(str(decision["action"]))

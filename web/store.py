@@ -1,0 +1,368 @@
+"""The match log: every match and every event of it in SQLite, committed before anyone is told.
+
+A match is its game, players and options plus an append-only list of events. Replaying the
+events in order rebuilds the match exactly (state, redo stack, pending question or
+discrepancy), which is how a restarted service resumes where it was. Event kinds:
+
+- ``action``: a rules action applied (``text``), by ``camera`` (with the frame that justified
+  it) or by the ``tablet``;
+- ``undo`` / ``redo``: take back the last action / apply the last action undone again;
+- ``ruling``: a settled frame that changed nothing in the rules: the table matches (forced
+  moves confirmed), a discrepancy, or a question (with what was seen, so it can be answered
+  after a restart);
+- ``answer``: the players' answer to a question.
+
+The database runs in WAL mode with ``synchronous=FULL``: a transaction that returned is on
+disk even if the Pi's power cord is kicked the next moment.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from referee import State, find_game
+from referee.actions import Action
+from referee.errors import IllegalActionError, InvalidActionError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS matches (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created REAL NOT NULL,
+    game TEXT NOT NULL,
+    players TEXT NOT NULL,
+    options TEXT NOT NULL,
+    camera TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL DEFAULT 'playing'
+);
+CREATE TABLE IF NOT EXISTS events (
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    seq INTEGER NOT NULL,
+    at REAL NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    frame_id TEXT,
+    detail TEXT NOT NULL DEFAULT '{}',
+    PRIMARY KEY (match_id, seq)
+);
+"""
+
+EVENT_KINDS = ("action", "undo", "redo", "ruling", "answer")
+
+
+@dataclass(frozen=True)
+class Event:
+    """One line of a match log."""
+
+    seq: int
+    """1, 2, 3 ... within the match."""
+    at: float
+    """Wall-clock time (Unix seconds) it was committed."""
+    kind: str
+    """One of ``EVENT_KINDS``."""
+    text: str
+    """The action's text form, or the ruling in words."""
+    actor: str
+    """``camera``, ``tablet``, ``players`` (an answer) or a name."""
+    frame_id: str | None = None
+    """The frame that justified a camera event."""
+    detail: dict[str, Any] = field(default_factory=dict)
+    """Kind-specific data (a ruling's problems, a question's choices and reads)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-friendly form (``matches export``, the dashboard's log)."""
+        return {"seq": self.seq, "at": self.at, "kind": self.kind, "text": self.text, "actor": self.actor,
+                "frame": self.frame_id, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    """A match as ``matches list`` shows it."""
+
+    id: int
+    created: float
+    game: str
+    players: tuple[str, ...]
+    options: dict[str, Any]
+    camera: str
+    status: str
+    events: int
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-friendly form."""
+        return {"id": self.id, "created": self.created, "game": self.game, "players": list(self.players),
+                "options": self.options, "camera": self.camera, "status": self.status, "events": self.events}
+
+
+class StoreError(ValueError):
+    """A match id that does not exist, or a log that does not replay."""
+
+
+class MatchStore:
+    """The SQLite file holding every match; safe to share between the loop and web threads."""
+
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._clock = clock
+        self._lock = threading.RLock()
+        # isolation_level=None: we issue BEGIN/COMMIT ourselves, so a commit is exactly where we say.
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        """Close the database."""
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    # -- matches ---------------------------------------------------------------------------
+
+    def create(self, game: str, players: list[str], options: Mapping[str, Any], camera: str = "") -> int:
+        """Record a new match; returns its id."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO matches (created, game, players, options, camera) VALUES (?, ?, ?, ?, ?)",
+                (self._clock(), game, json.dumps(list(players)), json.dumps(dict(options)), camera),
+            )
+            assert cursor.lastrowid is not None
+            return int(cursor.lastrowid)
+
+    def info(self, match_id: int) -> MatchInfo:
+        """One match's summary.
+
+        :raises StoreError: for an unknown id.
+        """
+        rows = self._infos("WHERE m.id = ?", (match_id,))
+        if not rows:
+            raise StoreError(f"no match {match_id} in {self.path}")
+        return rows[0]
+
+    def list(self) -> list[MatchInfo]:
+        """Every match, newest first."""
+        return self._infos("", ())[::-1]
+
+    def _infos(self, where: str, args: tuple[Any, ...]) -> list[MatchInfo]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT m.id, m.created, m.game, m.players, m.options, m.camera, m.status,"
+                " (SELECT COUNT(*) FROM events e WHERE e.match_id = m.id)"
+                f" FROM matches m {where} ORDER BY m.id", args,
+            ).fetchall()
+        return [MatchInfo(r[0], r[1], r[2], tuple(json.loads(r[3])), json.loads(r[4]), r[5], r[6], r[7]) for r in rows]
+
+    def latest_playing(self, camera: str | None = None) -> int | None:
+        """The newest match still in play (on ``camera``, when given), to resume after a restart."""
+        for info in self.list():
+            if info.status == "playing" and (camera is None or info.camera == camera):
+                return info.id
+        return None
+
+    def set_status(self, match_id: int, status: str) -> None:
+        """Mark a match ``playing``, ``over`` or ``abandoned``."""
+        with self._transaction() as db:
+            db.execute("UPDATE matches SET status = ? WHERE id = ?", (status, match_id))
+
+    # -- events ----------------------------------------------------------------------------
+
+    def append(self, match_id: int, kind: str, text: str, actor: str, frame_id: str | None = None,
+               detail: Mapping[str, Any] | None = None, status: str | None = None) -> Event:
+        """Commit one event (and optionally the match's new status) and return it."""
+        assert kind in EVENT_KINDS, kind
+        with self._transaction() as db:
+            (last,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE match_id = ?", (match_id,)).fetchone()
+            event = Event(int(last) + 1, self._clock(), kind, text, actor, frame_id, dict(detail or {}))
+            db.execute(
+                "INSERT INTO events (match_id, seq, at, kind, text, actor, frame_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (match_id, event.seq, event.at, kind, text, actor, frame_id, json.dumps(event.detail)),
+            )
+            if status is not None:
+                db.execute("UPDATE matches SET status = ? WHERE id = ?", (status, match_id))
+        return event
+
+    def events(self, match_id: int) -> list[Event]:
+        """A match's events, oldest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT seq, at, kind, text, actor, frame_id, detail FROM events WHERE match_id = ? ORDER BY seq",
+                (match_id,),
+            ).fetchall()
+        return [Event(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6])) for r in rows]
+
+    def open(self, match_id: int) -> Match:
+        """The match rebuilt from its log.
+
+        :raises StoreError: for an unknown id or a log that does not replay.
+        """
+        info = self.info(match_id)
+        state = find_game(info.game)(list(info.players), info.options).new_state()
+        match = Match(self, match_id, state)
+        for event in self.events(match_id):
+            try:
+                match._replay(event)
+            except (IllegalActionError, InvalidActionError) as exc:
+                raise StoreError(f"match {match_id}: event {event.seq} ({event.kind} {event.text!r}) does not replay: {exc}") from None
+        return match
+
+    def export(self, match_id: int) -> dict[str, Any]:
+        """A match as one JSON document: its summary, its log, and the final state."""
+        match = self.open(match_id)
+        return {"match": self.info(match_id).to_json(), "events": [e.to_json() for e in match.events],
+                "state": match.state.to_json()}
+
+
+class Match:
+    """One match in play: the rules state plus its log. Every change is committed first.
+
+    Methods that change the match return the committed ``Event``; only then may the caller
+    tell anyone (the tablets, the terminal).
+    """
+
+    def __init__(self, store: MatchStore, match_id: int, state: State) -> None:
+        self.store = store
+        self.id = match_id
+        self.state = state
+        self.events: list[Event] = []
+        self.redo_stack: list[str] = []
+        """Actions undone, the most recent last: ``redo`` applies them again."""
+        self.pending: Event | None = None
+        """The discrepancy or question waiting for the players, if any."""
+        self.lock = threading.RLock()
+
+    @property
+    def status(self) -> str:
+        """``over`` once the game has ended, else ``playing``."""
+        return "over" if self.state.is_terminal() else "playing"
+
+    def parse(self, action: Action | str) -> Action:
+        """The action, parsed if given as text.
+
+        :raises InvalidActionError: for text that is no action of this game.
+        """
+        return self.state.game.parse_action(action) if isinstance(action, str) else action
+
+    def apply(self, action: Action | str, actor: str, frame_id: str | None = None,
+              detail: Mapping[str, Any] | None = None) -> Event:
+        """Check, commit and apply an action.
+
+        :raises InvalidActionError: for text that does not parse.
+        :raises IllegalActionError: for an action the rules forbid now.
+        """
+        with self.lock:
+            parsed = self.parse(action)
+            error = self.state.why_illegal(parsed)
+            if error is not None:
+                raise error
+            self.state.apply(parsed)
+            try:
+                event = self._commit("action", str(parsed), actor, frame_id, detail)
+            except BaseException:
+                self.state.undo()
+                raise
+            self.redo_stack.clear()
+            self.pending = None
+            return event
+
+    def undo(self, actor: str = "tablet") -> Event:
+        """Take back the last action.
+
+        :raises IllegalActionError: when nothing has been played.
+        """
+        with self.lock:
+            if not self.state.history():
+                raise IllegalActionError("there is nothing to undo")
+            undone = self.state.undo()
+            try:
+                event = self._commit("undo", str(undone), actor)
+            except BaseException:
+                self.state.apply(undone)
+                raise
+            self.redo_stack.append(str(undone))
+            self.pending = None
+            return event
+
+    def redo(self, actor: str = "tablet") -> Event:
+        """Apply again the action last undone.
+
+        :raises IllegalActionError: when there is nothing to redo.
+        """
+        with self.lock:
+            if not self.redo_stack:
+                raise IllegalActionError("there is nothing to redo")
+            text = self.redo_stack[-1]
+            self.state.apply(text)
+            try:
+                event = self._commit("redo", text, actor)
+            except BaseException:
+                self.state.undo()
+                raise
+            self.redo_stack.pop()
+            self.pending = None
+            return event
+
+    def record(self, kind: str, text: str, actor: str, frame_id: str | None = None,
+               detail: Mapping[str, Any] | None = None) -> Event:
+        """Commit a ``ruling`` or ``answer`` (events that do not change the rules state)."""
+        assert kind in ("ruling", "answer")
+        with self.lock:
+            event = self._commit(kind, text, actor, frame_id, detail)
+            self._note_pending(event)
+            return event
+
+    def last_frame(self) -> str | None:
+        """The frame of the newest camera event: a replay resumes after it."""
+        for event in reversed(self.events):
+            if event.frame_id is not None:
+                return event.frame_id
+        return None
+
+    def _commit(self, kind: str, text: str, actor: str, frame_id: str | None = None,
+                detail: Mapping[str, Any] | None = None) -> Event:
+        # A state-changing event carries the match's status after it, in the same transaction.
+        status = self.status if kind in ("action", "undo", "redo") else None
+        event = self.store.append(self.id, kind, text, actor, frame_id, detail, status=status)
+        self.events.append(event)
+        return event
+
+    def _note_pending(self, event: Event) -> None:
+        if event.kind == "ruling" and event.detail.get("ruling") in ("discrepancy", "question"):
+            self.pending = event
+        else:
+            self.pending = None
+
+    def _replay(self, event: Event) -> None:
+        """Apply one logged event while rebuilding the match (no commit)."""
+        if event.kind == "action":
+            self.state.apply(event.text)
+            self.redo_stack.clear()
+            self.pending = None
+        elif event.kind == "undo":
+            self.redo_stack.append(str(self.state.undo()))
+            self.pending = None
+        elif event.kind == "redo":
+            self.state.apply(self.redo_stack.pop())
+            self.pending = None
+        else:
+            self._note_pending(event)
+        self.events.append(event)
