@@ -91,19 +91,17 @@ def suppress(circles: np.ndarray, inner_ratio: float, rim_ratio: float) -> list[
         overlapped_by: list[int] = []
         for j, (kx, ky, kr) in enumerate(kept):
             d = float(np.hypot(x - kx, y - ky))
-            if d < 0.5 * kr:
-                # Centre inside the larger coin's middle: a rim or a design detail.
+            if d >= 0.97 * (r + kr):
+                continue  # apart or just touching
+            if r < inner_ratio * kr or d < rim_ratio * kr:
+                # Too small to be a coin on this one, or concentric with it: its rim or design.
                 keep = False
                 break
-            if d + r < kr * 1.05:
-                # Fully inside a larger circle and off-centre.
-                if r >= inner_ratio * kr and d > rim_ratio * kr:
-                    overlapped_by.append(j)
-                else:
-                    keep = False
-                    break
-            elif d < 0.8 * (r + kr) and r < 0.6 * kr:
-                # A small circle straddling a big coin's edge: design ring, not a coin.
+            if d + r < kr * 1.05 or d < 0.6 * kr:
+                # Well over the larger coin: one coin lying on another.
+                overlapped_by.append(j)
+            elif d < 0.75 * (r + kr):
+                # Deep overlap at the edge: a ghost from both rims.
                 keep = False
                 break
         if keep:
@@ -112,6 +110,72 @@ def suppress(circles: np.ndarray, inner_ratio: float, rim_ratio: float) -> list[
                 stacked.add(len(kept))
             kept.append([float(x), float(y), float(r)])
     return [Circle(x, y, r, i in stacked) for i, (x, y, r) in enumerate(kept)]
+
+
+def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, base_radius: int = 40) -> list[Circle]:
+    """Circles fitted to the coin's outer edge in the full-resolution grey frame.
+
+    Along each of ``n_rays`` rays the outermost strong edge between 0.8 and 1.2 radii is
+    taken (a coin's raised rim makes an inner edge too; its shadow is softer than its edge),
+    then a circle is fitted to those points with outliers (a touching coin, glare) dropped.
+    Sizes decide denominations, so this matters: the Hough circle is only good to a few per cent.
+    """
+    out = []
+    h, w = gray.shape[:2]
+    radii = np.linspace(0.8, 1.2, 41, dtype=np.float32)
+    angles = np.linspace(0, 2 * np.pi, n_rays, endpoint=False, dtype=np.float32)
+    cos, sin = np.cos(angles), np.sin(angles)
+    for c in circles:
+        r = max(c.r, 3.0)
+        half = int(np.ceil(r * 1.3)) + 2
+        x0, y0 = int(round(c.x)) - half, int(round(c.y)) - half
+        crop = _crop_padded(gray, x0, y0, 2 * half + 1, 2 * half + 1, w, h)
+        f = min(1.0, base_radius / r)
+        size = max(8, int(round((2 * half + 1) * f)))
+        small = cv2.resize(crop, (size, size), interpolation=cv2.INTER_AREA) if f < 1 else crop
+        fs = size / (2 * half + 1)
+        cx, cy, rs = (c.x - x0 + 0.5) * fs - 0.5, (c.y - y0 + 0.5) * fs - 0.5, r * fs
+        mapx = (cx + radii[:, None] * rs * cos[None, :]).astype(np.float32)
+        mapy = (cy + radii[:, None] * rs * sin[None, :]).astype(np.float32)
+        prof = cv2.remap(small.astype(np.float32), mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        prof = cv2.GaussianBlur(prof, (1, 3), 0.8)
+        grad = np.abs(np.diff(prof, axis=0))  # 40 x rays
+        peak = grad.max(axis=0)
+        strong = grad >= 0.6 * peak[None, :]
+        # Outermost strong edge on each ray.
+        idx = grad.shape[0] - 1 - np.argmax(strong[::-1], axis=0)
+        edge_r = (radii[idx] + radii[idx + 1]) / 2 * r
+        good = peak >= 0.5 * np.median(peak)
+        px = c.x + edge_r * cos
+        py = c.y + edge_r * sin
+        fit = _fit_circle(px[good], py[good])
+        if fit is None:
+            out.append(c)
+            continue
+        fx, fy, fr = fit
+        if np.hypot(fx - c.x, fy - c.y) > 0.15 * r or not 0.8 * r < fr < 1.2 * r:
+            out.append(c)
+            continue
+        out.append(Circle(fx, fy, fr, c.stacked))
+    return out
+
+
+def _fit_circle(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float] | None:
+    """Least-squares circle through points, refitted twice without the worst quarter of them."""
+    keep = np.ones(len(x), bool)
+    result = None
+    for _ in range(3):
+        if keep.sum() < 8:
+            return result
+        a = np.stack([x[keep], y[keep], np.ones(int(keep.sum()))], axis=1)
+        b = x[keep] ** 2 + y[keep] ** 2
+        sol, *_ = np.linalg.lstsq(a, b, rcond=None)
+        cx, cy = sol[0] / 2, sol[1] / 2
+        rr = float(np.sqrt(max(sol[2] + cx * cx + cy * cy, 1e-6)))
+        result = (float(cx), float(cy), rr)
+        resid = np.abs(np.hypot(x - cx, y - cy) - rr)
+        keep = resid <= np.quantile(resid[keep], 0.75) + 0.01 * rr
+    return result
 
 
 def disc_mask(shape: tuple[int, int], circles: list[Circle], scale: float, grow: float) -> np.ndarray:
@@ -130,19 +194,22 @@ def colour_features(lab: np.ndarray, circles: list[Circle], scale: float) -> tup
     Only the inner 80% of each coin's radius counts (its rim and shadow are left out).
     """
     h, w = lab.shape[:2]
-    outside = disc_mask((h, w), circles, scale, 1.25) == 0
-    table = np.median(lab[outside][::7], axis=0) if outside.any() else np.array([128.0, 128.0, 128.0])
-    # One label image: pixel value i + 1 inside coin i (later coins over earlier ones).
-    ids = np.zeros((h, w), np.int32)
-    for i, c in enumerate(circles):
-        cv2.circle(ids, (round(c.x * scale), round(c.y * scale)), max(1, round(c.r * scale * 0.8)), i + 1, -1)
-    flat = ids.ravel()
-    n = len(circles) + 1
-    counts = np.bincount(flat, minlength=n)[1:].astype(np.float64)
+    step = 3
+    outside = disc_mask((h, w), circles, scale, 1.25)[::step, ::step] == 0
+    sub = lab[::step, ::step]
+    table = np.median(sub[outside], axis=0) if outside.any() else np.array([128.0, 128.0, 128.0])
     feats = np.zeros((len(circles), 3), np.float32)
-    for ch in range(3):
-        sums = np.bincount(flat, weights=lab[..., ch].ravel().astype(np.float64), minlength=n)[1:]
-        feats[:, ch] = np.where(counts > 0, sums / np.maximum(counts, 1), table[ch]) - table[ch]
+    for i, c in enumerate(circles):
+        cx, cy, r = c.x * scale, c.y * scale, max(1.0, c.r * scale * 0.8)
+        x0, y0 = max(0, int(cx - r)), max(0, int(cy - r))
+        x1, y1 = min(w, int(cx + r) + 2), min(h, int(cy + r) + 2)
+        if x1 <= x0 or y1 <= y0:
+            feats[i] = 0.0
+            continue
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.circle(mask, (round(cx - x0), round(cy - y0)), max(1, round(r)), 255, -1)
+        mean = cv2.mean(lab[y0:y1, x0:x1], mask=mask)
+        feats[i] = np.array(mean[:3], np.float32) - table
     return feats, np.asarray(table, np.float32)
 
 

@@ -10,8 +10,8 @@ calibration temperature. Both are written by ``tools/train_coins.py``.
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import cv2
@@ -89,12 +89,23 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=4)
+_local = threading.local()
+
+
 def load_model(model_dir: Path = MODEL_DIR) -> CoinModel:
-    """The coin model in ``model_dir`` (cached: the network is read once per process).
+    """The coin model in ``model_dir``, read once per thread (a ``cv2.dnn.Net`` is not thread-safe).
 
     :raises FileNotFoundError: if ``coin_face.onnx`` or ``coin_face.json`` is missing.
     """
+    cache: dict[Path, CoinModel] = getattr(_local, "models", None) or {}
+    _local.models = cache
+    if model_dir not in cache:
+        cache[model_dir] = _read_model(model_dir)
+    return cache[model_dir]
+
+
+def _read_model(model_dir: Path) -> CoinModel:
+    """Read the network and its metadata from ``model_dir``."""
     meta_path = model_dir / "coin_face.json"
     if not meta_path.is_file():
         raise FileNotFoundError(f"coin model metadata not found: {meta_path} (train it with tools/train_coins.py)")

@@ -31,6 +31,7 @@ from vision._coin_geometry import (
     hough_circles,
     polar_grid,
     polar_samples,
+    refine_circles,
     suppress,
     work_image,
 )
@@ -65,8 +66,10 @@ class CoinParams:
     """How perfect a circle must be (``HOUGH_GRADIENT_ALT`` param2, 0..1)."""
     stacked_ratio: float = 0.65
     """A circle inside another is a coin on top only if at least this fraction of its radius."""
-    rim_ratio: float = 0.12
+    rim_ratio: float = 0.2
     """Centre offset (fraction of radius) under which an inner circle is the coin's own rim."""
+    refine: bool = True
+    """Fit each circle to the coin's outer edge at full resolution (sizes matter)."""
     size_sigma: float = 0.045
     """Spread of measured/true diameter (log scale) allowed for a denomination."""
     colour_weight: float = 1.0
@@ -110,7 +113,11 @@ def find_coin_circles(frame: np.ndarray, params: CoinParams = CoinParams()) -> l
         params.hough_edge,
         params.hough_roundness,
     )
-    return suppress(raw / scale, params.stacked_ratio, params.rim_ratio)
+    circles = suppress(raw / scale, params.stacked_ratio, params.rim_ratio)
+    if params.refine:
+        gray_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        circles = refine_circles(gray_full, circles)
+    return circles
 
 
 def size_loglik(radii_px: np.ndarray, mm_per_px: float, sigma: float) -> np.ndarray:
@@ -130,7 +137,7 @@ def size_loglik(radii_px: np.ndarray, mm_per_px: float, sigma: float) -> np.ndar
 # Pennies are a mixture: bright copper, and old pennies gone dark brown (almost neutral).
 DEFAULT_COLOURS: dict[str, list[tuple[float, float, float, float, float]]] = {
     # weight, mean a, mean b, sd a, sd b
-    "penny": [(0.75, 10.0, 12.0, 5.0, 6.0), (0.25, 2.0, 3.0, 2.0, 3.0)],
+    "penny": [(0.6, 10.0, 12.0, 5.0, 6.0), (0.25, 2.0, 3.0, 2.0, 3.0), (0.15, 18.0, 22.0, 12.0, 15.0)],
     "nickel": [(1.0, 0.0, 4.0, 1.5, 2.5)],
     "dime": [(1.0, 0.0, 4.0, 1.5, 2.5)],
     "quarter": [(1.0, 0.0, 4.0, 1.5, 2.5)],
@@ -139,7 +146,7 @@ DEFAULT_COLOURS: dict[str, list[tuple[float, float, float, float, float]]] = {
 
 
 def colour_loglik(
-    ab: np.ndarray, colours: dict[str, list[tuple[float, float, float, float, float]]], floor: float = -8.0
+    ab: np.ndarray, colours: dict[str, list[tuple[float, float, float, float, float]]], floor: float = -12.0
 ) -> np.ndarray:
     """N x kinds log-likelihood of each coin's relative (a*, b*) under each kind's colour.
 
@@ -218,7 +225,7 @@ def find_coins(
         kind_prob, face_prob = profile.adapt(out.embedding, kind_prob, face_prob)
 
     colours = profile.colours if profile is not None and profile.colours else DEFAULT_COLOURS
-    evidence = params.appearance_weight * np.log(np.clip(kind_prob, 1e-4, 1.0)) + params.colour_weight * colour_loglik(
+    evidence = params.appearance_weight * np.log(np.clip(kind_prob, 1e-3, 1.0)) + params.colour_weight * colour_loglik(
         colour[:, 1:], colours
     )
     radii = np.array([c.r for c in circles], np.float64)

@@ -79,7 +79,11 @@ def read_table(
             notes.append("dice reader not available: coins only")
         else:
             dice_params = params.dice if params.dice is not None else DiceParams()
-            dice = list(find_dice(frame, dice_params, mm_per_px=mm_per_px if mm_per_px is not None else coin_scale))
+            try:
+                dice = list(find_dice(frame, dice_params, mm_per_px=mm_per_px if mm_per_px is not None else coin_scale))
+            except FileNotFoundError as exc:
+                # A missing model is an installation fault: say so, and still read the coins.
+                notes.append(f"dice reader not available: {exc}")
     coins = resolve_overlaps(coins, dice, params.die_over_coin)
 
     scale = mm_per_px if mm_per_px is not None else coin_scale

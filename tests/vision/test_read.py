@@ -1,0 +1,117 @@
+"""``read_table`` and ``referee read``: composition, calibration, overlaps, the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.read import ReadParams, read_table, resolve_overlaps
+from vision.types import Detection, TableObservation
+from web.cli import main
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "coins-mmr"
+
+
+def photo(name: str) -> Path:
+    """A real photo's path; a missing file fails the test."""
+    path = DATA / name
+    assert path.is_file(), f"real photo missing: {path}"
+    return path
+
+
+class FakeCalibration:
+    """A duck-typed calibration: 0.1 mm per pixel, origin at the frame's top left, two zones."""
+
+    mm_per_px = 0.1
+
+    def image_to_table(self, points: Any) -> np.ndarray:
+        return np.asarray(points, np.float64) * self.mm_per_px
+
+    def zone_of(self, point_mm: tuple[float, float]) -> str | None:
+        return "theatre" if point_mm[0] < 50.0 else "balcony"
+
+
+def test_read_table_on_a_real_photo() -> None:
+    """Coins found and read, frame size and a scale estimated from the coins themselves."""
+    frame = cv2.imread(str(photo("mmr_90.jpg")))
+    obs = read_table(frame)
+    assert isinstance(obs, TableObservation)
+    assert obs.frame_size == (frame.shape[1], frame.shape[0])
+    coins = [o for o in obs.objects if o.kind in ("penny", "nickel", "dime", "quarter", "other")]
+    assert len(coins) == 6
+    assert obs.mm_per_px is not None and 0.05 < obs.mm_per_px < 0.3
+    assert all(o.zone is None and o.position_mm is None for o in obs.objects)
+    json.dumps(obs.to_json())  # the observation is JSON-friendly
+
+
+def test_calibration_places_objects_in_zones() -> None:
+    """With a calibration its scale is used and every object gets millimetres and a zone."""
+    frame = cv2.imread(str(photo("mmr_90.jpg")))
+    cal = FakeCalibration()
+    obs = read_table(frame, calibration=cal)
+    assert obs.mm_per_px == pytest.approx(0.1)
+    assert obs.objects
+    for o in obs.objects:
+        assert o.position_mm == pytest.approx((o.center[0] * 0.1, o.center[1] * 0.1))
+        assert o.zone == ("theatre" if o.center[0] * 0.1 < 50.0 else "balcony")
+
+
+def test_bad_calibration_and_frame_are_refused() -> None:
+    """A calibration without a positive scale, or a frame of the wrong type, is a clear ValueError."""
+
+    class NoScale(FakeCalibration):
+        mm_per_px = 0.0
+
+    with pytest.raises(ValueError, match="mm_per_px"):
+        read_table(np.zeros((64, 64, 3), np.uint8), calibration=NoScale())
+    with pytest.raises(ValueError, match="uint8"):
+        read_table(np.zeros((64, 64, 3), np.int32))
+
+
+def test_a_die_is_not_a_coin() -> None:
+    """A coin circle lying over a found die is dropped; a coin beside it stays."""
+    coin_on_die = Detection(kind="penny", value="heads", bbox=(100, 100, 40, 40), confidence=0.9, center=(120.0, 120.0))
+    coin_apart = Detection(kind="dime", value="tails", bbox=(300, 100, 36, 36), confidence=0.9, center=(318.0, 118.0))
+    die = Detection(kind="d6", value=4, bbox=(98, 98, 44, 44), confidence=0.95, center=(120.0, 120.0))
+    assert resolve_overlaps([coin_on_die, coin_apart], [die], 0.3) == [coin_apart]
+    assert resolve_overlaps([coin_on_die], [], 0.3) == [coin_on_die]
+
+
+def test_coins_only_when_dice_are_off() -> None:
+    """``read_dice=False`` reads coins only."""
+    frame = cv2.imread(str(photo("mmr_92.jpg")))
+    obs = read_table(frame, params=ReadParams(read_dice=False))
+    assert {o.kind for o in obs.objects} <= {"penny", "nickel", "dime", "quarter", "other"}
+
+
+def test_referee_read_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``referee read`` prints one JSON line per image; a bad image gets an error line and exit 1."""
+    bad = tmp_path / "not_a_photo.jpg"
+    bad.write_bytes(b"not a jpeg")
+    good = photo("mmr_93.jpg")
+    status = main(["read", str(bad), str(good), "--json"])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert status == 1
+    assert len(lines) == 2
+    assert lines[0]["image"] == str(bad) and "error" in lines[0]
+    assert lines[1]["image"] == str(good) and lines[1]["ms"] > 0
+    assert len(lines[1]["objects"]) == 6
+    for obj in lines[1]["objects"]:
+        assert set(obj) >= {"kind", "value", "zone", "bbox", "confidence"}
+        assert len(obj["bbox"]) == 4 and obj["value"] in (None, "heads", "tails", *range(1, 9))
+
+
+def test_referee_read_text_and_bad_profile(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Without --json it prints a line of text; a broken profile file stops with exit 2."""
+    good = str(photo("mmr_93.jpg"))
+    assert main(["read", good]) == 0
+    assert "objects in" in capsys.readouterr().out
+    broken = tmp_path / "profile.npz"
+    broken.write_bytes(b"junk")
+    assert main(["read", good, "--profile", str(broken)]) == 2
+    assert "profile" in capsys.readouterr().err
