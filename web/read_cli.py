@@ -22,8 +22,6 @@ def add_parser(commands: Any) -> None:
 def run_read(args: argparse.Namespace) -> int:
     """Run ``referee read``; returns 0, 1 if any image could not be read, 2 for a bad option file."""
     # OpenCV and the readers load only when this subcommand runs.
-    import cv2
-
     from vision.enrol import CoinProfile
     from vision.read import read_table
 
@@ -45,10 +43,10 @@ def run_read(args: argparse.Namespace) -> int:
             return 2
     failed = 0
     for path in args.images:
-        frame = cv2.imread(path, cv2.IMREAD_COLOR)
+        frame, problem = load_image(path)
         if frame is None:
             failed += 1
-            emit(args.json, {"image": path, "error": f"cannot read image {path}", "objects": []})
+            emit(args.json, {"image": path, "error": problem, "objects": []})
             continue
         start = time.perf_counter()
         try:
@@ -67,6 +65,21 @@ def run_read(args: argparse.Namespace) -> int:
             {"image": path, "objects": objects, "ms": round(ms, 1), "mm_per_px": observation.mm_per_px, "notes": list(observation.notes)},
         )
     return 1 if failed else 0
+
+
+def load_image(path: str) -> tuple[Any, str]:
+    """The image at ``path`` as a BGR frame, or ``None`` and why it could not be read."""
+    import cv2
+    import numpy as np
+
+    try:
+        data = np.fromfile(path, dtype=np.uint8)
+    except OSError as exc:
+        return None, f"cannot read image {path}: {exc.strerror or exc}"
+    frame = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if frame is None:
+        return None, f"cannot read image {path}: not a picture OpenCV can decode"
+    return frame, ""
 
 
 def emit(as_json: bool, record: dict[str, Any]) -> None:
