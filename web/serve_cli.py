@@ -87,7 +87,10 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"\nscores: {', '.join(f'{k} {v}' for k, v in view['scores'].items())}", file=out)
         if view["terminal"]:
             print(f"Game over. Winners: {', '.join(view['winners'])}", file=out)
-    return 1 if view["loop"]["state"] == "error" else 0
+    if view["loop"]["state"] == "error":
+        print(f"referee: the loop failed: {view['loop']['last_problem']}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def show_result(result: LoopResult, view: dict[str, Any], out: TextIO) -> None:

@@ -179,9 +179,7 @@ class TableService:
                 self._subscribers.remove(subscription)
 
     def _changed(self, event: Event) -> dict[str, Any]:
-        # The event is committed: now, and only now, the tablets are told.
-        if self.match.state.is_terminal() or event.kind in ("undo", "redo"):
-            self.match.sync_status()
+        # The event (with the match's status) is committed: now, and only now, the tablets are told.
         return self._publish()
 
     def _publish(self) -> dict[str, Any]:
@@ -198,8 +196,6 @@ class TableService:
 
     def _loop_update(self, result: LoopResult) -> None:
         self.results.append(result)
-        if result.kind == "chance" and self.match.state.is_terminal():
-            self.match.sync_status()
         self.on_result(result)
         self._publish()
 

@@ -1,0 +1,79 @@
+"""Faults: bad frames are skipped, a camera that vanishes mid-game comes back and nothing is lost."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from hardware.frames import CameraError, FrameError
+from hardware.reconnect import ReconnectingSource
+from tests.hardware.fakes import FakeClock, FakeSource, SceneReader, SceneSettle, scene
+from tests.web.test_loop import SCENES, frames, new_match, run
+from web.loop import TableLoop
+
+
+def test_corrupt_empty_wrong_size_and_wrong_type_frames_are_skipped_not_read(tmp_path: Path) -> None:
+    bad = [np.zeros((0, 0, 3), np.uint8), np.zeros((12, 16, 3), np.float64), np.zeros((5, 5, 3), np.uint8),
+           "garbage", FrameError("replay: frame 9 is corrupt or not an image")]
+    items = frames(1)[:2] + bad + frames(1)[2:] + frames(2)
+    source = FakeSource(items, size=(16, 12))
+    source.start()
+    reader = SceneReader(SCENES)
+    loop = TableLoop(source, new_match(tmp_path), SceneSettle(), reader)
+    results = run(loop)
+    assert [r.kind for r in results] == ["chance", "chance"]
+    assert loop.status.bad_frames == 5 and "corrupt" in loop.status.last_problem
+    assert reader.calls == 2  # only settled, good frames are read
+
+
+def test_a_source_that_stops_mid_game_and_comes_back_loses_nothing(tmp_path: Path) -> None:
+    clock = FakeClock()
+    inner = FakeSource(frames(1) + [CameraError("USB reset")] + frames(2, 3))
+    statuses: list[str] = []
+    source = ReconnectingSource(inner, statuses.append, sleep=clock.sleep)
+    source.start()
+    inner.fail_opens = 2  # when it is next opened, it takes two tries
+
+    loop = TableLoop(source, new_match(tmp_path), SceneSettle(), SceneReader(SCENES))
+    results = run(loop)
+    assert [r.kind for r in results] == ["chance", "chance", "chance"]
+    assert [str(a) for a in loop.match.state.history()] == ["roll 6 6 6 6 6 6", "roll 1 1 1 1 1 1", "roll 1 2 3 3 4 6"]
+    assert statuses[0] == "camera lost: USB reset" and statuses[-1] == "camera connected"
+    assert clock.sleeps == [0.5, 1.0]
+
+
+def test_the_loop_thread_reports_a_lost_camera_and_keeps_waiting(tmp_path: Path) -> None:
+    class Gone(FakeSource):
+        def _grab(self):  # type: ignore[no-untyped-def]
+            raise CameraError("no camera on the ribbon")
+
+    source = Gone([])
+    source.start()
+    loop = TableLoop(source, new_match(tmp_path), SceneSettle(), SceneReader(SCENES))
+    stop = threading.Event()
+    thread = threading.Thread(target=loop.run, args=(stop,))
+    thread.start()
+    for _ in range(100):
+        if loop.status.state == "camera lost":
+            break
+        stop.wait(0.01)
+    assert loop.status.state == "camera lost" and "ribbon" in loop.status.last_problem
+    stop.set()
+    thread.join(5)
+    assert loop.status.state == "stopped"
+
+
+def test_a_reader_that_fails_on_a_frame_becomes_a_ruling_not_a_crash(tmp_path: Path) -> None:
+    def broken(image: np.ndarray):  # type: ignore[no-untyped-def]
+        raise ValueError("frame is 3x3, too small to find markers")
+
+    source = FakeSource(frames(1))
+    source.start()
+    loop = TableLoop(source, new_match(tmp_path), SceneSettle(), broken)
+    (result,) = run(loop)
+    # Nothing was seen in the Theatre during a throw: the rules reject it; nothing is applied.
+    assert result.kind == "discrepancy" and loop.match.state.history() == []
+    assert loop.latest_observation is not None and "too small" in loop.latest_observation.notes[0]
+    assert scene(1).shape == (12, 16, 3)

@@ -1,0 +1,111 @@
+"""TableService: view, tablet actions, undo/redo, answers, updates after commit, pictures, restart."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.errors import ConfigError, IllegalActionError, InvalidActionError
+from tests.hardware.fakes import FakeSource, SceneReader, SceneSettle, write_replay_game
+from tests.web.test_loop import SCENES, frames
+from web.service import TableService, create_match, open_table
+from web.store import MatchStore
+
+
+def service_with(tmp_path: Path, items: list[object]) -> TableService:
+    store = MatchStore(tmp_path / "m.db")
+    match = create_match(store, "sevens", ["Ann", "Bo"], {"sv.rounds": "1"})
+    return TableService(store, match, FakeSource(items), settle=SceneSettle, read=SceneReader(SCENES))
+
+
+def test_view_act_undo_redo_and_updates_only_after_commit(tmp_path: Path) -> None:
+    service = service_with(tmp_path, frames(1, 2, 3))
+    updates = service.subscribe()
+    seen_in_db: list[int] = []
+    db = sqlite3.connect(tmp_path / "m.db", check_same_thread=False)
+
+    def check(result: object) -> None:
+        # When the service tells anyone, the event is already on disk.
+        seen_in_db.append(db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+
+    service.on_result = check
+    service.start()
+    assert service.wait(10)
+    assert seen_in_db == [1, 2, 3]
+    view = service.view()
+    assert view["awaiting_chance"] is False and view["to_act"] == "Ann"
+    assert [o["action"] for o in view["options"]] == ["keep", "reroll"]
+    assert view["loop"]["state"] == "finished" and view["loop"]["settles"] == 3
+    assert updates.qsize() >= 3 and updates.get_nowait()["history"] == ["roll 6 6 6 6 6 6"]
+
+    assert service.act("keep")["scores"]["Ann"] == 5
+    with pytest.raises(IllegalActionError):
+        service.act("keep")
+    with pytest.raises(InvalidActionError):
+        service.act("dance")
+    assert service.undo()["can_redo"] is True
+    assert service.redo()["scores"]["Ann"] == 5
+    service.stop()
+
+
+def test_questions_are_answered_through_the_service(tmp_path: Path) -> None:
+    service = service_with(tmp_path, frames(1, 2, 3))
+    service.start()
+    service.wait(10)
+    service.act("keep")
+    assert service.loop is not None
+    service.loop.source = FakeSource(frames(5), prefix="g")
+    service.loop.source.start()
+    service.loop.step(), service.loop.step(), service.loop.step(), service.loop.step()
+    question = service.view()["question"]
+    assert question["choices"][0] == "1" and question["crop_url"].startswith("/api/crop/")
+    with pytest.raises(IllegalActionError, match="not waiting"):
+        service.answer(question["id"] + 1, "5")
+    with pytest.raises(InvalidActionError, match="not one of"):
+        service.answer(str(question["id"]), "seven")
+    view = service.answer(str(question["id"]), "5")
+    assert view["question"] is None and view["history"][-1] == "roll 2 2 5 5 5 6"
+
+
+def test_pictures_with_and_without_overlay(tmp_path: Path) -> None:
+    service = service_with(tmp_path, frames(1))
+    assert service.latest_jpeg() == b""
+    service.start()
+    service.wait(10)
+    plain = cv2.imdecode(np.frombuffer(service.latest_jpeg(overlay=False), np.uint8), cv2.IMREAD_COLOR)
+    assert plain.shape == (12, 16, 3)
+    assert service.latest_jpeg(overlay=True) != service.latest_jpeg(overlay=False)
+    assert service.crop_jpeg(0) and service.crop_jpeg(99) == b""
+
+
+def test_new_match_abandons_the_old_one(tmp_path: Path) -> None:
+    service = service_with(tmp_path, [])
+    old = service.match.id
+    view = service.new_match("sevens", ["Cy", "Di", "Ed"], {"sv.rounds": "2"})
+    assert view["players"] == ["Cy", "Di", "Ed"] and view["match"] != old
+    assert service.store.info(old).status == "abandoned"
+    with pytest.raises(ConfigError):
+        service.new_match("sevens", ["Cy"], {"sv.rounds": "2"})
+
+
+def test_open_table_resumes_the_match_in_play(tmp_path: Path) -> None:
+    folder = tmp_path / "game"
+    write_replay_game(folder)
+    first = open_table(f"replay:{folder}", str(tmp_path / "m.db"), realtime=False, read="labels")
+    assert first.loop is not None
+    first.loop.source.start()
+    for _ in range(16):
+        first.loop.step()
+    first.store.close()
+    again = open_table(f"replay:{folder}", str(tmp_path / "m.db"), realtime=False, read="labels")
+    assert again.match.id == first.match.id and again.match.state == first.match.state
+    again.start()
+    again.wait(10)
+    assert again.view()["winners"] == ["Bo"]
+    assert [e.frame_id for e in again.match.events if e.actor == "camera"] == ["0006", "0015", "0024", "0033", "0033"]
+    with pytest.raises(ConfigError, match="no match to resume"):
+        open_table("webcam:7", str(tmp_path / "other.db"))
