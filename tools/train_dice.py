@@ -1,0 +1,373 @@
+"""Train the two small dice networks and export them to ONNX for ``cv2.dnn``.
+
+Usage (PyTorch is needed here only, never at run time; a GPU helps but is not required)::
+
+    python tools/train_dice.py --data ../shared/data/dice-rune55 --out vision/models
+
+Learns from the trained part of dice-rune55 only (``vision._dice_split.is_held_out``
+photos are never seen), with heavy colour augmentation (hue turns, channel swaps,
+grey, inverted dice) so that red dice, dark dice with light pips and other colours
+are read too, and scale augmentation so that dice from about 8 finder pixels
+(25 px in a 1280x960 frame) up to close-ups are found.
+
+Writes ``dice_finder.onnx`` and ``dice_reader.onnx`` into ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from vision._dice_net import (  # noqa: E402
+    CROP_SCALE,
+    CROP_SIZE,
+    DET_STRIDE,
+    NUM_READ_CLASSES,
+    crop_patch,
+    reader_input,
+)
+from vision._dice_split import is_held_out  # noqa: E402
+
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+DET_CROP = 320
+
+
+def load(data: Path, held_out: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(image, boxes Nx4 float, values N int) for every photo on one side of the split."""
+    labels = json.loads((data / "labels.json").read_text())
+    out = []
+    for entry in labels:
+        if is_held_out(entry["image"]) != held_out:
+            continue
+        img = cv2.imread(str(data / entry["image"]), cv2.IMREAD_COLOR)
+        if img is None:
+            raise FileNotFoundError(data / entry["image"])
+        objs = [o for o in entry["objects"] if o["kind"] == "d6"]
+        boxes = np.array([o["bbox"] for o in objs], np.float32).reshape(-1, 4)
+        values = np.array([int(o["value"]) for o in objs], np.int64)
+        out.append((img, boxes, values))
+    return out
+
+
+# ---------------------------------------------------------------- augmentation
+def colour_aug(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Random hue turn, channel swap, grey, inversion, contrast, brightness, blur and noise."""
+    x = img
+    if rng.random() < 0.5:
+        hsv = cv2.cvtColor(x, cv2.COLOR_BGR2HSV)
+        hsv[..., 0] = ((hsv[..., 0].astype(np.int32) + int(rng.integers(0, 180))) % 180).astype(np.uint8)
+        if rng.random() < 0.5:
+            hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.5, 1.5), 0, 255).astype(np.uint8)
+        x = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    if rng.random() < 0.3:
+        x = x[..., rng.permutation(3)]
+    if rng.random() < 0.2:
+        g = cv2.cvtColor(x, cv2.COLOR_BGR2GRAY)
+        x = cv2.cvtColor(g, cv2.COLOR_GRAY2BGR)
+    if rng.random() < 0.25:
+        # A dark die with light pips is a light die with dark pips, inverted.
+        x = 255 - x
+    x = x.astype(np.float32)
+    x = (x - 128.0) * rng.uniform(0.6, 1.4) + 128.0 + rng.uniform(-40, 40)
+    x = x * rng.uniform(0.85, 1.15, size=3).astype(np.float32)
+    if rng.random() < 0.3:
+        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.3, 1.2))
+    if rng.random() < 0.3:
+        x = x + rng.normal(0, rng.uniform(2, 8), x.shape).astype(np.float32)
+    x = np.clip(x, 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        ok, enc = cv2.imencode(".jpg", x, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 95))])
+        x = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    return x
+
+
+def finder_sample(
+    item: tuple[np.ndarray, np.ndarray, np.ndarray], rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """One augmented finder input (3xSxS float) and its target (6 x S/4 x S/4: heat, off, size, mask)."""
+    img, boxes, _ = item
+    # Finder input for a 640 photo at run time is 512 (scale 0.8); cover far smaller and larger dice.
+    s = math.exp(rng.uniform(math.log(0.3), math.log(1.1)))
+    sx = s * rng.uniform(0.85, 1.15)
+    sy = s * rng.uniform(0.85, 1.15)
+    h, w = img.shape[:2]
+    nw, nh = max(8, int(w * sx)), max(8, int(h * sy))
+    im = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA)
+    b = boxes * np.array([nw / w, nh / h, nw / w, nh / h], np.float32)
+    k = int(rng.integers(0, 4))
+    for _ in range(k):  # quarter turns: dice look the same, frames do not
+        im = cv2.rotate(im, cv2.ROTATE_90_CLOCKWISE)
+        hh = im.shape[1]  # height before the turn = new width
+        b = np.stack([hh - b[:, 1] - b[:, 3], b[:, 0], b[:, 3], b[:, 2]], 1) if len(b) else b
+    if rng.random() < 0.5:
+        im = im[:, ::-1]
+        if len(b):
+            b = b.copy()
+            b[:, 0] = im.shape[1] - b[:, 0] - b[:, 2]
+    # Random window of DET_CROP, padded with an edge colour when the image is smaller.
+    canvas = np.empty((DET_CROP, DET_CROP, 3), np.uint8)
+    canvas[:] = im[int(rng.integers(0, im.shape[0])), int(rng.integers(0, im.shape[1]))]
+    ih, iw = im.shape[:2]
+    ox = int(rng.integers(min(0, iw - DET_CROP), max(0, iw - DET_CROP) + 1))
+    oy = int(rng.integers(min(0, ih - DET_CROP), max(0, ih - DET_CROP) + 1))
+    x0, y0 = max(ox, 0), max(oy, 0)
+    x1, y1 = min(ox + DET_CROP, iw), min(oy + DET_CROP, ih)
+    canvas[y0 - oy : y1 - oy, x0 - ox : x1 - ox] = im[y0:y1, x0:x1]
+    canvas = colour_aug(canvas, rng)
+    g = DET_CROP // DET_STRIDE
+    tgt = np.zeros((6, g, g), np.float32)
+    yy, xx = np.mgrid[0:g, 0:g].astype(np.float32)
+    for bx, by, bw, bh in b:
+        cx = (bx + bw / 2 - ox) / DET_STRIDE
+        cy = (by + bh / 2 - oy) / DET_STRIDE
+        if not (0 <= cx < g and 0 <= cy < g):
+            continue
+        sgx = max(0.5, bw / DET_STRIDE / 6.0)
+        sgy = max(0.5, bh / DET_STRIDE / 6.0)
+        ix, iy = int(cx), int(cy)
+        gauss = np.exp(-((xx - ix) ** 2) / (2 * sgx * sgx) - ((yy - iy) ** 2) / (2 * sgy * sgy))
+        tgt[0] = np.maximum(tgt[0], gauss)
+        tgt[1, iy, ix] = cx - ix - 0.5
+        tgt[2, iy, ix] = cy - iy - 0.5
+        tgt[3, iy, ix] = math.log(max(bw, 1.0) / DET_STRIDE)
+        tgt[4, iy, ix] = math.log(max(bh, 1.0) / DET_STRIDE)
+        tgt[5, iy, ix] = 1.0
+        tgt[0, iy, ix] = 1.0
+    x = canvas.astype(np.float32).transpose(2, 0, 1) / 255.0
+    return x, tgt
+
+
+def reader_sample(
+    item: tuple[np.ndarray, np.ndarray, np.ndarray], rng: np.random.Generator
+) -> tuple[np.ndarray, int]:
+    """One augmented reader crop (as reader_input makes it) and its class (0 = not a face)."""
+    img, boxes, values = item
+    h, w = img.shape[:2]
+    if len(boxes) and rng.random() < 0.75:
+        i = int(rng.integers(0, len(boxes)))
+        bx, by, bw, bh = boxes[i]
+        size = max(bw, bh)
+        cx = bx + bw / 2 + rng.normal(0, 0.06) * size
+        cy = by + bh / 2 + rng.normal(0, 0.06) * size
+        side = CROP_SCALE * size * math.exp(rng.normal(0, 0.1))
+        label = int(values[i])
+        if rng.random() < 0.15:
+            # Off-centre: half a die or more away from the face is not a read.
+            ang = rng.uniform(0, 2 * math.pi)
+            d = rng.uniform(0.55, 1.0) * size
+            cx += d * math.cos(ang)
+            cy += d * math.sin(ang)
+            label = 0
+            # ...unless that lands on another die's centre.
+            for j in range(len(boxes)):
+                ox = boxes[j, 0] + boxes[j, 2] / 2
+                oy = boxes[j, 1] + boxes[j, 3] / 2
+                if abs(ox - cx) < 0.3 * boxes[j, 2] and abs(oy - cy) < 0.3 * boxes[j, 3]:
+                    label = int(values[j])
+    else:
+        side = math.exp(rng.uniform(math.log(14), math.log(300)))
+        cx = rng.uniform(0, w)
+        cy = rng.uniform(0, h)
+        label = 0
+        for j in range(len(boxes)):
+            ox = boxes[j, 0] + boxes[j, 2] / 2
+            oy = boxes[j, 1] + boxes[j, 3] / 2
+            if abs(ox - cx) < 0.6 * boxes[j, 2] and abs(oy - cy) < 0.6 * boxes[j, 3]:
+                label = -1  # too close to a die to call either way; resample
+        if label < 0:
+            return reader_sample(item, rng)
+    patch = crop_patch(img, cx, cy, side, rng.uniform(0, 360))
+    if rng.random() < 0.3:
+        # Small dice: blur the crop down and back up as a 25 px die would look.
+        f = rng.uniform(0.4, 0.8)
+        small = cv2.resize(patch, (max(6, int(CROP_SIZE * f)),) * 2, interpolation=cv2.INTER_AREA)
+        patch = cv2.resize(small, (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_LINEAR)
+    if rng.random() < 0.5:
+        patch = patch[:, ::-1]
+    patch = colour_aug(np.ascontiguousarray(patch), rng)
+    return reader_input([patch])[0], label
+
+
+class _Set(torch.utils.data.Dataset):  # type: ignore[misc]
+    def __init__(self, items, fn, n):  # type: ignore[no-untyped-def]
+        self.items, self.fn, self.n = items, fn, n
+        self.det_crop = DET_CROP
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, k):  # type: ignore[no-untyped-def]
+        global DET_CROP
+        DET_CROP = self.det_crop  # worker processes start with the module default
+        rng = np.random.default_rng((k * 7919 + os.getpid() * 104729 + int(time.time() * 1e6)) % 2**63)
+        return self.fn(self.items[int(rng.integers(0, len(self.items)))], rng)
+
+
+# ---------------------------------------------------------------- networks
+def _cbr(i: int, o: int, s: int = 1) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(i, o, 3, s, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+
+def _ds(i: int, o: int, s: int = 1) -> nn.Sequential:
+    """Depthwise-separable conv: cheap on one CPU core."""
+    return nn.Sequential(
+        nn.Conv2d(i, i, 3, s, 1, groups=i, bias=False),
+        nn.BatchNorm2d(i),
+        nn.ReLU(inplace=True),
+        nn.Conv2d(i, o, 1, bias=False),
+        nn.BatchNorm2d(o),
+        nn.ReLU(inplace=True),
+    )
+
+
+class Finder(nn.Module):  # type: ignore[misc]
+    """Small FPN down to stride 32 (large close-up dice), read out at stride 4."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = _cbr(3, 8, 2)
+        self.s4 = nn.Sequential(_ds(8, 16, 2), _ds(16, 16))
+        self.s8 = nn.Sequential(_ds(16, 32, 2), _ds(32, 32))
+        self.s16 = nn.Sequential(_ds(32, 48, 2), _ds(48, 48))
+        self.s32 = nn.Sequential(_ds(48, 64, 2), _ds(64, 64))
+        self.l16 = nn.Conv2d(48, 32, 1)
+        self.t32 = nn.Conv2d(64, 32, 1)
+        self.m16 = _ds(32, 32)
+        self.l8 = nn.Conv2d(32, 24, 1)
+        self.t16 = nn.Conv2d(32, 24, 1)
+        self.m8 = _ds(24, 24)
+        self.l4 = nn.Conv2d(16, 16, 1)
+        self.t8 = nn.Conv2d(24, 16, 1)
+        self.m4 = _ds(16, 16)
+        self.head = nn.Conv2d(16, 5, 1)
+        self.head.bias.data[0] = -4.0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        f4 = self.s4(self.stem(x))
+        f8 = self.s8(f4)
+        f16 = self.s16(f8)
+        f32 = self.s32(f16)
+        up = F.interpolate
+        p16 = self.m16(self.l16(f16) + up(self.t32(f32), scale_factor=2.0, mode="nearest"))
+        p8 = self.m8(self.l8(f8) + up(self.t16(p16), scale_factor=2.0, mode="nearest"))
+        p4 = self.m4(self.l4(f4) + up(self.t8(p8), scale_factor=2.0, mode="nearest"))
+        o = self.head(p4)
+        return torch.cat([torch.sigmoid(o[:, :1]), o[:, 1:]], 1)
+
+
+class Reader(nn.Module):  # type: ignore[misc]
+    """32x32 crop to 7 logits."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.f = nn.Sequential(
+            _cbr(3, 16),
+            nn.MaxPool2d(2),
+            _cbr(16, 32),
+            _cbr(32, 32),
+            nn.MaxPool2d(2),
+            _cbr(32, 64),
+            nn.MaxPool2d(2),
+            nn.Flatten(),
+            nn.Dropout(0.2),
+            nn.Linear(64 * 4 * 4, 64),
+            nn.ReLU(inplace=True),
+            nn.Linear(64, NUM_READ_CLASSES),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.f(x)
+
+
+def finder_loss(pred: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+    """CenterNet focal loss on the heat map, L1 on offsets and log sizes at centres."""
+    p = pred[:, 0].clamp(1e-4, 1 - 1e-4)
+    gt = tgt[:, 0]
+    pos = (gt >= 1.0).float()
+    neg = 1.0 - pos
+    lp = -torch.log(p) * (1 - p) ** 2 * pos
+    ln = -torch.log(1 - p) * p**2 * (1 - gt) ** 4 * neg
+    npos = pos.sum().clamp(min=1.0)
+    m = tgt[:, 5:6]
+    lreg = (F.l1_loss(pred[:, 1:5], tgt[:, 1:5], reduction="none") * m).sum() / m.sum().clamp(min=1.0)
+    return (lp.sum() + ln.sum()) / npos + lreg
+
+
+def main() -> None:
+    """Train both networks and export them."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=Path("../shared/data/dice-rune55"))
+    ap.add_argument("--out", type=Path, default=Path("vision/models"))
+    ap.add_argument("--finder-steps", type=int, default=6000)
+    ap.add_argument("--reader-steps", type=int, default=6000)
+    ap.add_argument("--finder-batch", type=int, default=16)
+    ap.add_argument("--reader-batch", type=int, default=128)
+    ap.add_argument("--det-crop", type=int, default=192, help="side of the finder's training windows")
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--only", choices=("finder", "reader"), help="train and export one network only")
+    args = ap.parse_args()
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(1)
+    global DET_CROP
+    DET_CROP = args.det_crop
+    dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    train = load(args.data, held_out=False)
+    test = load(args.data, held_out=True)
+    print(f"trained part {len(train)} photos, held-out part {len(test)} (not used)", flush=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    def loop(model: nn.Module, fn, steps: int, bs: int, lossf, name: str) -> None:  # type: ignore[no-untyped-def]
+        model.to(dev).train()
+        dl = torch.utils.data.DataLoader(
+            _Set(train, fn, steps * bs), batch_size=bs, num_workers=args.workers, persistent_workers=False
+        )
+        opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.1)
+        t0 = time.time()
+        for step, (x, y) in enumerate(dl):
+            x, y = x.to(dev), y.to(dev)
+            loss = lossf(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            if step % 100 == 0 or step == steps - 1:
+                print(f"{name} step {step} loss {loss.item():.4f} {time.time() - t0:.0f}s", flush=True)
+
+    jobs: list[tuple[nn.Module, str, tuple[int, int, int, int]]] = []
+    if args.only in (None, "finder"):
+        finder = Finder()
+        loop(finder, finder_sample, args.finder_steps, args.finder_batch, finder_loss, "finder")
+        jobs.append((finder, "dice_finder.onnx", (1, 3, 384, 512)))
+    if args.only in (None, "reader"):
+        reader = Reader()
+        loop(reader, reader_sample, args.reader_steps, args.reader_batch,
+             lambda p, y: F.cross_entropy(p, y, label_smoothing=0.02), "reader")
+        jobs.append((reader, "dice_reader.onnx", (1, 3, CROP_SIZE, CROP_SIZE)))
+
+    for model, name, shape in jobs:
+        model.eval().cpu()
+        dyn = {"x": {0: "n", 2: "h", 3: "w"}} if name.startswith("dice_finder") else {"x": {0: "n"}}
+        torch.onnx.export(
+            model, torch.zeros(shape), str(args.out / name), input_names=["x"], output_names=["y"],
+            dynamic_axes=dyn, opset_version=13, dynamo=False,
+        )
+        print("wrote", args.out / name, (args.out / name).stat().st_size, "bytes", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""Pre- and post-processing shared by the dice networks at run time and in training.
+
+Two small networks read dice (trained by ``tools/train_dice.py``, run with ``cv2.dnn``):
+
+* the *finder* looks at the whole frame scaled so its long side is ``det_long_side``
+  pixels and returns, every ``DET_STRIDE`` pixels, a die-centre score, a sub-cell offset
+  and the logarithm of the box size (CenterNet-style, one class);
+* the *reader* looks at one square crop per found die, ``CROP_SIZE`` pixels a side, cut
+  from the full-resolution frame, and returns 7 logits: class 0 "not a die face", then
+  faces 1..6.
+
+Training and run time must cut and normalise crops the same way, so both call these.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+DET_STRIDE = 4
+"""Pixels of the finder's input per output cell."""
+DET_CHANNELS = 5
+"""Finder outputs: centre score (after sigmoid), offset x, offset y, log(w/stride), log(h/stride)."""
+CROP_SIZE = 32
+"""Side of the reader's input crop, pixels."""
+CROP_SCALE = 1.35
+"""Crop side as a multiple of the die box's longer side: the face plus a margin."""
+NUM_READ_CLASSES = 7
+"""Reader outputs: 0 = not a die face, 1..6 = the face up."""
+
+FloatArray = npt.NDArray[np.float32]
+
+
+def finder_blob(frame: npt.NDArray[np.uint8], long_side: int) -> tuple[FloatArray, float]:
+    """Scale ``frame`` so its long side is ``long_side`` (dimensions rounded to 32) and make an NCHW blob.
+
+    Returns the blob (values 0..1, BGR order) and the scale from frame pixels to blob pixels.
+    """
+    h, w = frame.shape[:2]
+    scale = long_side / max(h, w)
+    bw = max(32, int(round(w * scale / 32.0)) * 32)
+    bh = max(32, int(round(h * scale / 32.0)) * 32)
+    small = cv2.resize(frame, (bw, bh), interpolation=cv2.INTER_AREA)
+    blob = small.astype(np.float32).transpose(2, 0, 1)[None] / 255.0
+    # Horizontal and vertical scales differ slightly after rounding; use their mean.
+    return np.ascontiguousarray(blob), float((bw / w + bh / h) / 2.0)
+
+
+def crop_patch(
+    frame: npt.NDArray[np.uint8], cx: float, cy: float, side: float, angle_deg: float = 0.0
+) -> npt.NDArray[np.uint8]:
+    """Cut a ``CROP_SIZE`` square of side ``side`` frame pixels centred at (cx, cy), rotated by ``angle_deg``."""
+    k = CROP_SIZE / max(side, 1.0)
+    m = cv2.getRotationMatrix2D((cx, cy), angle_deg, k)
+    m[0, 2] += CROP_SIZE / 2.0 - cx
+    m[1, 2] += CROP_SIZE / 2.0 - cy
+    # Shrinking a large die to 32 px needs a pre-blur, or pips alias away.
+    src = frame
+    if k < 0.5:
+        sigma = 0.45 / k
+        x0 = int(max(0, cx - side))
+        y0 = int(max(0, cy - side))
+        x1 = int(min(frame.shape[1], cx + side + 1))
+        y1 = int(min(frame.shape[0], cy + side + 1))
+        if x1 <= x0 or y1 <= y0:
+            return np.zeros((CROP_SIZE, CROP_SIZE, 3), np.uint8)
+        src = cv2.GaussianBlur(frame[y0:y1, x0:x1], (0, 0), sigma)
+        m[0, 2] += m[0, 0] * x0 + m[0, 1] * y0
+        m[1, 2] += m[1, 0] * x0 + m[1, 1] * y0
+    return cv2.warpAffine(
+        src, m, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+
+
+def reader_input(patches: list[npt.NDArray[np.uint8]]) -> FloatArray:
+    """Stack crops into an NCHW blob, each standardised by its own mean and spread."""
+    out = np.empty((len(patches), 3, CROP_SIZE, CROP_SIZE), np.float32)
+    for i, p in enumerate(patches):
+        x = p.astype(np.float32)
+        x = (x - x.mean()) / (x.std() + 8.0)
+        out[i] = x.transpose(2, 0, 1)
+    return out
+
+
+def decode_finder(
+    out: FloatArray, threshold: float, max_objects: int
+) -> list[tuple[float, float, float, float, float]]:
+    """Peaks of the finder output as (score, cx, cy, w, h) in finder-input pixels, best first."""
+    heat = out[0, 0]
+    peaks = cv2.dilate(heat, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((heat >= peaks) & (heat >= threshold))
+    order = np.argsort(-heat[ys, xs])[:max_objects]
+    found = []
+    for i in order:
+        y, x = int(ys[i]), int(xs[i])
+        cx = (x + 0.5 + float(out[0, 1, y, x])) * DET_STRIDE
+        cy = (y + 0.5 + float(out[0, 2, y, x])) * DET_STRIDE
+        w = float(np.exp(np.clip(out[0, 3, y, x], -3.0, 6.0))) * DET_STRIDE
+        h = float(np.exp(np.clip(out[0, 4, y, x], -3.0, 6.0))) * DET_STRIDE
+        found.append((float(heat[y, x]), cx, cy, w, h))
+    return found
