@@ -33,6 +33,7 @@ from referee.games._seven_pennies_chance import (
     sample_pennies,
 )
 from referee.games._seven_pennies_options import SEVEN_PENNIES_OPTIONS
+from referee.games._seven_pennies_text import chance_error, decision_error, label_text
 from referee.table import Item, Move, player_zone, sorted_items
 
 START_NICKELS = 3
@@ -146,6 +147,17 @@ class SevenPenniesState(State):
         self._pending: tuple[int, int, tuple[int, ...]] | None = None
         """While the canceller names a payer: (value canceled, k, the seats to choose from)."""
         self._over: tuple[str, tuple[str, ...]] | None = None
+
+    # -- snapshots for undo --------------------------------------------------------------------
+
+    def _snapshot(self) -> dict[str, Any]:
+        # Every attribute is an int, a str, a tuple of immutable values (Moves, Items are frozen)
+        # or a flat list of ints/None, so copying the lists is a full copy, many times cheaper
+        # than the base class's deepcopy (conformance playouts snapshot thousands of times).
+        return {k: list(v) if isinstance(v, list) else v for k, v in vars(self).items() if k not in ("game", "_history")}
+
+    def _restore(self, snapshot: dict[str, Any]) -> None:
+        vars(self).update({k: list(v) if isinstance(v, list) else v for k, v in snapshot.items()})
 
     # -- the turn --------------------------------------------------------------------------
 
@@ -323,11 +335,11 @@ class SevenPenniesState(State):
     def _apply_cancel(self, value: int, k: int) -> None:
         """SP-3.6.1 / SPD-5 CANCEL: ``k`` objects of ``value`` to the Balcony, then the penalty."""
         i = self._cur
+        payers, choice = self._cancel_payers(value)  # before the Theatre changes (SPD-6.1 looks at it)
         self._theatre[value - 1] -= k
         self._balcony += k
         self._last_canceled = value
         self._move([self.game.item(value)] * k, "theatre", "balcony", "SPD-5" if self.game.dice else "SP-3.6.1")
-        payers, choice = self._cancel_payers(value)
         if choice:
             self._pending = (value, k, tuple(choice))
             self._step = "pay"
@@ -511,10 +523,14 @@ class SevenPenniesState(State):
         if self._step == "designate":
             return f"Table: designate the first player (G-5): {', '.join(game.players)}"
         if self._step == "throw":
-            text = f"{name}: throw the {game.objects(self._balcony)} from the Balcony"
-            if sum(self._theatre):
-                text += f" and the {game.objects(sum(self._theatre))} left in the Theatre"
-            text += " into the Theatre"
+            staying = sum(self._theatre)  # A29 stay_in_theatre: thrown again with the Balcony
+            if not staying:
+                text = f"{name}: throw the {game.objects(self._balcony)} from the Balcony into the Theatre"
+            elif not self._balcony:
+                text = f"{name}: throw the {game.objects(staying)} left in the Theatre again"
+            else:
+                text = (f"{name}: throw the {game.objects(self._balcony)} from the Balcony into the Theatre "
+                        f"together with the {game.objects(staying)} left there")
         elif self._step == "pay":
             assert self._pending is not None
             value, k, seats = self._pending
@@ -529,145 +545,13 @@ class SevenPenniesState(State):
 
     def label(self, action: Action) -> str:
         """What ``action`` would do now, for the tablet."""
-        game = self.game
-        name = game.players[self._cur]
-        if isinstance(action, Designate):
-            return f"{action.player} throws first"
-        if isinstance(action, Pay):
-            assert self._pending is not None
-            return self._payment_text([game.player_index(action.player)], self._pending[1])
-        if isinstance(action, Gather):
-            value = self._value_of(action.number)
-            k = self._theatre[value - 1]
-            total = k + self._held[self._cur]
-            text = f"Gather {game.describe(value, k)} ({name} then holds {game.describe(value, total)})"
-            if self._balcony == 0 and sum(self._theatre) == k:
-                text += "; the round ends"
-                if game.tko:
-                    text += "; +1 nickel (SPT-3.3)"
-            elif game.tko and game.options["spt.gain_rule"] == "any_gather":
-                text += "; +1 nickel (SPT-3.3)"
-            if game.extra_turn:
-                text += f"; {name} takes another turn (SPD-6.2)"
-            return text
-        if isinstance(action, Cancel):
-            value = self._value_of(action.number)
-            k = action.count or self._theatre[value - 1]
-            what = game.describe(value, k)
-            if action.count is not None:
-                what = f"{k} of the {game.describe(value, self._theatre[value - 1])}"
-            payers, choice = self._cancel_payers(value)
-            if choice:
-                effect = "then name who pays: " + " or ".join(game.players[j] for j in choice)
-            else:
-                effect = self._payment_text(payers, k)
-            return f"Cancel {what}: {effect}"
-        return str(action)
-
-    def _payment_text(self, payers: list[int], k: int) -> str:
-        """``"Kevin returns 2 pennies to the Balcony"`` (with any T.K.O. nickel it costs)."""
-        if not payers:
-            return "nobody pays"
-        parts = []
-        for j in payers:
-            paid = min(k, self._held[j])
-            who = self.game.players[j]
-            part = f"{who} returns {self.game.objects(paid)} to the Balcony"
-            costs = j != self._cur or self.game.options["spt.self_cancel_costs"]
-            if self.game.tko and paid == self._held[j] and costs and self._nickels[j]:
-                part += " and loses a nickel (SPT-3.2)"
-            parts.append(part)
-        return "; ".join(parts)
-
-    # -- errors ------------------------------------------------------------------------------
+        return label_text(self, action)
 
     def _chance_error(self, action: Action) -> IllegalActionError | None:
-        game = self.game
-        count = self._to_throw()
-        name = game.players[self._cur]
-        if isinstance(action, Designate):
-            return IllegalActionError("the first player has already been designated", "G-5")
-        if not isinstance(action, (PennyThrow, DiceThrow)):
-            return IllegalActionError(f"{name} must first throw the {game.objects(count)}; "
-                                      f"{action.verb} is not possible now", "SP-3.1")
-        if not isinstance(action, game.throw_type):
-            return IllegalActionError(f"this game is played with {game.objects(2).split()[1]}: write {game.throw_type.usage}",
-                                      "SPD-3" if game.dice else "SP-3.1")
-        if isinstance(action, PennyThrow):
-            if action.heads + action.tails != count:
-                return IllegalActionError(f"{name} throws all {game.objects(count)} from the Balcony (A4); "
-                                          f"{action} reads {action.heads + action.tails}", "SP-3.1")
-            return None
-        assert isinstance(action, DiceThrow)
-        if len(action.faces) != count:
-            return IllegalActionError(f"{name} throws all {game.objects(count)} (A4); {action} reads {len(action.faces)}",
-                                      "SPD-3")
-        for face in action.faces:
-            value = game.read_face(face)
-            if not 1 <= value <= game.faces:
-                return IllegalActionError(f"a {game.kind} shows 1 to {game.faces}, not {face}", "SPD-1")
-        return None
+        return chance_error(self, action)
 
     def _decision_error(self, action: Action) -> IllegalActionError | None:
-        game = self.game
-        name = game.players[self._cur]
-        if isinstance(action, Designate):
-            if self._step == "designate":
-                return IllegalActionError(f"no player named {action.player!r}; the players are "
-                                          f"{', '.join(game.players)}", "G-5")
-            return IllegalActionError("the first player has already been designated", "G-5")
-        if self._step == "designate":
-            return IllegalActionError("the table must first designate the first player: designate NAME", "G-5")
-        if self._step == "pay":
-            assert self._pending is not None
-            rule = "SPD-5" if game.dice else "SP-3.6.4"
-            choices = " or ".join(game.players[j] for j in self._pending[2])
-            if isinstance(action, Pay):
-                return IllegalActionError(f"{action.player} is not among the players who may pay: {choices}", rule)
-            return IllegalActionError(f"{name} must first name who pays the penalty: pay {choices}", rule)
-        if isinstance(action, Pay):
-            return IllegalActionError("no payer is to be named now; Gather or Cancel first", "SP-3.6.4")
-        if isinstance(action, (PennyThrow, DiceThrow)):
-            return IllegalActionError(f"{name} must Gather or Cancel before the next throw", "SP-3.4")
-        if isinstance(action, (Gather, Cancel)):
-            return self._gather_cancel_error(action)
-        return None
-
-    def _gather_cancel_error(self, action: Gather | Cancel) -> IllegalActionError:
-        """Why this Gather or Cancel is refused, citing SP-3.4 / SPD-5 / A28 / SPD-6.1."""
-        game = self.game
-        i = self._cur
-        name = game.players[i]
-        verb = "Gather" if isinstance(action, Gather) else "Cancel"
-        values = list(self.theatre())
-        held = self._held_value[i]
-        if not game.dice:
-            if action.number is not None or (isinstance(action, Cancel) and action.count is not None):
-                return IllegalActionError(f"{verb} takes all the pennies in the Theatre: write {verb.lower()}", "SP-3.4")
-            assert held is not None
-            return IllegalActionError(f"{name} holds {game.plural(held)} and cannot Gather {game.plural(values[0])}; "
-                                      f"{name} must Cancel (A8)", "SP-3.4")
-        shown = ", ".join(str(v) for v in values)
-        if action.number is None:
-            return IllegalActionError(f"name the number to {verb.lower()}: the Theatre shows {shown}", "SPD-5")
-        if action.number not in values:
-            return IllegalActionError(f"no die shows {action.number} in the Theatre; it shows {shown}", "SPD-5")
-        forced = self._forced_cancel()
-        if forced is not None:
-            assert held is not None
-            return IllegalActionError(f"{name} holds {game.plural(held)} and the Theatre shows {game.plural(forced)}: "
-                                      f"{name} must cancel {forced}", "SPD-6.1")
-        if isinstance(action, Gather):
-            assert held is not None
-            return IllegalActionError(f"{name} holds {game.plural(held)} and may Gather only {game.plural(held)}", "SPD-5")
-        have = self._theatre[action.number - 1]
-        if not game.choose_amount:
-            return IllegalActionError(f"a Cancel moves every die showing {action.number} "
-                                      f"(spd.cancel_amount = all): write cancel {action.number}", "A28")
-        if action.count == have:
-            return IllegalActionError(f"cancel {action.number} x{have} is every die showing {action.number}: "
-                                      f"write cancel {action.number}", "A28")
-        return IllegalActionError(f"{have} dice show {action.number}: cancel 1 to {have} of them", "A28")
+        return decision_error(self, action)
 
     # -- chance and invariants ---------------------------------------------------------------
 

@@ -678,3 +678,239 @@ def test_spt_6_tko_with_dice_clean_gather_needs_no_leftovers() -> None:
     end.apply("throw 5")
     end.apply("gather 5")
     assert end.scores() == {"A": 4, "B": 3} and end.round() == 2
+
+
+# -- SPD ----------------------------------------------------------------------------------------
+
+
+def test_spd_1_spd_3_a25_dice_throws_are_checked() -> None:
+    """SPD-1, SPD-3 (A25): every die thrown, faces 1..S; a printed 0 reads as spd.zero_face_as."""
+    state = new("A,B", "A", DICE)
+    assert state.prompt() == "A: throw the 7 dice from the Balcony into the Theatre"
+    assert state.zones()["balcony"][0].kind == "d6" and state.zones()["balcony"][0].value is None
+    with pytest.raises(IllegalActionError, match=r"SPD-3: A throws all 7 dice \(A4\)"):
+        state.apply("throw 1 2 3")
+    with pytest.raises(IllegalActionError, match="SPD-1: a d6 shows 1 to 6, not 7"):
+        state.apply("throw 1 2 3 4 5 6 7")
+    with pytest.raises(IllegalActionError, match="SPD-1: a d6 shows 1 to 6, not 0"):
+        state.apply("throw 0 2 3 4 5 6 1")
+    with pytest.raises(IllegalActionError, match="this game is played with dice"):
+        state.apply(PennyThrow(3, 4))
+    d10 = new("A,B", "A", {"spd.enabled": True, "spd.faces": 10}, ["throw 0 0 0 2 2 4 4"])
+    assert d10.theatre() == {2: 2, 4: 2, 10: 3}
+    assert sorted(item.value for item in d10.zones()["theatre"] if isinstance(item.value, int)) == [2, 2, 4, 4, 10, 10, 10]
+
+
+@pytest.mark.parametrize(
+    "faces, throw, left",
+    [(6, [1, 6, 6, 2, 3, 4, 4], {2: 1, 4: 1, 6: 1}), (8, [1, 8, 8, 8, 4, 5, 2, 2], {2: 2, 8: 2}),
+     (5, [3, 3, 3, 1, 5, 2, 2], {2: 2, 3: 1})],
+)
+def test_spd_4_a26_booth_with_dice(faces: int, throw: list[int], left: dict[int, int]) -> None:
+    """SPD-4 (A26, §6.2): pairs summing to S + 1 go; for odd S the middle value pairs with itself."""
+    state = new("A,B", "A", {"spd.enabled": True, "spd.faces": faces, "sp.coin_count": len(throw)},
+                ["throw " + " ".join(map(str, throw))])
+    assert state.theatre() == left
+    assert state.balcony() == len(throw) - sum(left.values())
+    assert state.forced_moves()[0].rule == "SPD-4"
+
+
+def test_spd_5_a27_gather_rules_and_errors() -> None:
+    """SPD-5 (A27): an empty-handed player gathers any number, all its dice; a holder only theirs."""
+    state = new("A,B", "A", DICE, ["throw 1 6 6 2 3 4 4"])
+    assert legal(state) == {"gather 2", "gather 4", "gather 6", "cancel 2", "cancel 4", "cancel 6"}
+    with pytest.raises(IllegalActionError, match="SPD-5: name the number to gather: the Theatre shows 2, 4, 6"):
+        state.apply("gather")
+    with pytest.raises(IllegalActionError, match="SPD-5: no die shows 5 in the Theatre; it shows 2, 4, 6"):
+        state.apply("cancel 5")
+    state.apply("gather 6")
+    assert held(state)["A"] == "1x6" and state.balcony() == 6
+    state.apply("throw 1 1 1 2 2 2")
+    state.apply("gather 1")
+    assert held(state)["B"] == "3x1" and state.balcony() == 3
+    state.apply("throw 6 6 5")
+    assert legal(state) == {"gather 6", "cancel 5", "cancel 6"}
+    with pytest.raises(IllegalActionError, match="SPD-5: A holds 6s and may Gather only 6s"):
+        state.apply("gather 5")
+    state.apply("gather 6")  # A27: both dice showing 6
+    assert held(state)["A"] == "3x6" and state.balcony() == 1
+
+
+def test_spd_5_a30_designation() -> None:
+    """SPD-5 (A30): the canceller designates one eligible holder of c(n); automatic when one."""
+    line = ["throw 3 3 1 1 1 1 1 1 1", "gather 3", "throw 3 1 1 1 1 1 1", "gather 3", "throw 4 4 1 1 1 1"]
+    state = new("A,B,C", "A", DICE, line)
+    assert held(state) == {"A": "2x3", "B": "1x3", "C": 0}
+    assert state.label(Cancel(4)) == "Cancel 2 dice showing 4: then name who pays: A or B"
+    state.apply("cancel 4")
+    assert state.phase() == "pay" and legal(state) == {"pay A", "pay B"}
+    with pytest.raises(IllegalActionError, match="SPD-5: C is not among the players who may pay: A or B"):
+        state.apply("pay C")
+    assert state.label(Pay("B")) == "B returns 1 die to the Balcony"
+    state.apply("pay B")
+    assert held(state) == {"A": "2x3", "B": 0, "C": 0} and state.balcony() == 7
+
+
+@pytest.mark.parametrize("designation, expected", [("allowed", 0), ("forbidden", "2x3")])
+def test_spd_5_a30_self_designation(designation: str, expected: Any) -> None:
+    """A30 spd.self_designation: the only eligible holder is the canceller."""
+    state = new("A,B", "A", {**DICE, "spd.self_designation": designation},
+                ["throw 3 3 1 1 1 1 1", "gather 3", "throw 1 1 1 1 1", "cancel 1", "throw 4 4 1 1 1"])
+    assert held(state)["A"] == "2x3" and legal(state) == {"cancel 1", "cancel 4"}
+    state.apply("cancel 4")
+    assert held(state)["A"] == expected
+
+
+def test_a28_cancel_amount_choose() -> None:
+    """A28 spd.cancel_amount = choose: the canceller picks how many dice, which sets the penalty."""
+    line = ["throw 3 3 1 1 1 1 1", "gather 3", "throw 1 1 1 1 1", "cancel 1", "throw 4 4 4 1 1"]
+    plain = new("A,B", "A", DICE, line)
+    assert legal(plain) == {"cancel 1", "cancel 4"}
+    with pytest.raises(IllegalActionError, match=r"A28: a Cancel moves every die showing 4 \(spd.cancel_amount = all\)"):
+        plain.apply("cancel 4 x1")
+    state = new("A,B", "A", {**DICE, "spd.cancel_amount": "choose"}, line)
+    assert legal(state) == {"cancel 1", "cancel 1 x1", "cancel 4", "cancel 4 x1", "cancel 4 x2"}
+    assert state.label(Cancel(4, 1)) == "Cancel 1 of the 3 dice showing 4: A returns 1 die to the Balcony"
+    with pytest.raises(IllegalActionError, match="A28: cancel 4 x3 is every die showing 4: write cancel 4"):
+        state.apply("cancel 4 x3")
+    state.apply("cancel 4 x1")
+    assert held(state)["A"] == "1x3" and state.balcony() == 6
+
+
+def test_spd_5_1_a29_leftovers() -> None:
+    """SPD-5.1 (A29): leftovers go to the Balcony, or stay and are thrown again; with
+    stay_in_theatre the round ends only when the Theatre is empty too (A35)."""
+    line = ["throw 2 2 2 2 2 3 3", "gather 2"]
+    to_balcony = new("A,B", "A", DICE, line)
+    assert to_balcony.balcony() == 2 and to_balcony.theatre() == {}
+    assert [m.rule for m in to_balcony.forced_moves()] == ["SPD-5", "SPD-5.1"]
+    stay = new("A,B", "A", {**DICE, "spd.leftovers": "stay_in_theatre"}, line)
+    assert stay.balcony() == 0 and stay.theatre() == {3: 2} and stay.round() == 1
+    assert stay.prompt() == "B: throw the 2 dice left in the Theatre again"
+    with pytest.raises(IllegalActionError, match="SPD-3: B throws all 2 dice"):
+        stay.apply("throw 3")
+    stay.apply("throw 3 3")
+    assert stay.label(Gather(3)) == "Gather 2 dice showing 3 (B then holds 2 dice showing 3); the round ends"
+    stay.apply("gather 3")
+    assert stay.scores() == {"A": 5, "B": 2} and stay.round() == 2
+    mixed = new("A,B", "A", {**DICE, "spd.leftovers": "stay_in_theatre"}, ["throw 3 3 6 1 2 2 2", "gather 2"])
+    assert mixed.prompt() == "B: throw the 2 dice from the Balcony into the Theatre together with the 2 dice left there"
+    assert mixed.theatre() == {3: 2} and mixed.balcony() == 2
+    mixed.apply("throw 3 3 4 1")  # one 3-4 pair goes; 1 and 3 remain
+    assert mixed.theatre() == {1: 1, 3: 1} and mixed.balcony() == 2
+
+
+@pytest.mark.parametrize("across, starter", [(True, "A"), (False, "B")])
+def test_spd_6_2_a33_extra_turn_across_rounds(across: bool, starter: str) -> None:
+    """SPD-6.2 (A33): the extra turn of a round-ending Gather starts the next round, or not."""
+    state = new("A,B", "A", {**DICE, "spd.opt_extra_turn": True, "spd.extra_turn_across_rounds": across},
+                ["throw 2 2 2 2 2 2 2", "gather 2"])
+    assert state.round() == 2 and state.prompt().startswith(f"{starter}: throw")
+
+
+def test_spd_6_3_a34_optional_rules_for_pennies() -> None:
+    """SPD-6.3 (A34): the optional rules apply to pennies only with spd.optional_rules_for_pennies."""
+    extra = {"spd.opt_extra_turn": True}
+    assert new(options=extra, actions=["throw 3H 4T", "gather"]).prompt().startswith("Kevin")
+    assert new(options={**extra, "spd.optional_rules_for_pennies": True},
+               actions=["throw 3H 4T", "gather"]).prompt().startswith("Jess: throw the 6")
+    line = ["throw 4H 5T", "gather", "throw 1H 7T", "gather", "throw 1H 1T", "throw 2H 0T"]
+    normal = new("A,B,C", "A", {"spd.opt_forced_self_cancel": True}, line)
+    assert held(normal) == {"A": "1T", "B": "6T", "C": 0} and legal(normal) == {"cancel"}
+    normal.apply("cancel")  # SP-3.6.4: the largest tails holder pays
+    assert held(normal) == {"A": "1T", "B": "4T", "C": 0}
+    forced = new("A,B,C", "A", {"spd.opt_forced_self_cancel": True, "spd.optional_rules_for_pennies": True}, line)
+    assert forced.label(Cancel()) == "Cancel 2 heads: A returns 1 penny to the Balcony"
+    forced.apply("cancel")  # SPD-6.1: the canceller is designated
+    assert held(forced) == {"A": 0, "B": "6T", "C": 0}
+
+
+def test_spd_4_odd_faces_middle_value_cancel() -> None:
+    """SPD-4/SPD-5 with odd S (d5, target 6): the middle value 3 is its own complement."""
+    state = new("A,B", "A", {"spd.enabled": True, "spd.faces": 5}, ["throw 3 3 3 1 5 2 2", "gather 3"])
+    assert held(state)["A"] == "1x3" and state.balcony() == 6
+    state.apply("throw 3 1 1 1 1 2")
+    assert state.theatre() == {1: 4, 2: 1, 3: 1}
+    state.apply("cancel 3")  # holders of c(3) = 3: A pays
+    assert held(state)["A"] == 0 and state.balcony() == 7
+
+
+# -- the chance model ---------------------------------------------------------------------------
+
+
+def test_chance_pennies_binomial() -> None:
+    """SP-3.1 chance model: a throw of b fair pennies is binomial; listed as the legal outcomes."""
+    outcomes = dict(penny_outcomes(7))
+    assert sum(outcomes.values()) == 1 and outcomes[PennyThrow(3, 4)] == Fraction(35, 128)
+    state = new()
+    assert dict(state.chance_outcomes()) == outcomes
+    assert set(state.legal_actions()) == set(outcomes)
+
+
+def test_chance_dice_multinomial_matches_brute_force() -> None:
+    """SPD-3 chance model: multisets with multinomial probabilities, exact."""
+    brute: dict[tuple[int, ...], Fraction] = {}
+    for faces in product(range(1, 7), repeat=4):
+        key = tuple(sorted(faces))
+        brute[key] = brute.get(key, Fraction(0)) + Fraction(1, 6**4)
+    exact = {action.faces: p for action, p in dice_outcomes(4, 6)}
+    assert exact == brute and len(exact) == multiset_count(4, 6) == 126
+    state = new("A,B", "A", DICE)
+    assert len(state.legal_actions()) == multiset_count(7, 6) == 792
+    assert sum(p for _, p in state.chance_outcomes()) == 1
+
+
+def test_chance_sampling_stays_fast_for_many_dice() -> None:
+    """sample_chance draws in linear time: 15 d8 have 170544 multisets, never enumerated."""
+    names = ",".join(f"P{i}" for i in range(6))
+    state = new(names, options={"spd.enabled": True, "spd.faces": 8})
+    assert state.legal_actions() == []  # too many to list
+    rng = random.Random(3)
+    draws = [state.sample_chance(rng) for _ in range(2000)]
+    assert all(isinstance(d, DiceThrow) and len(d.faces) == 15 for d in draws)
+    mean = sum(sum(d.faces) for d in draws if isinstance(d, DiceThrow)) / (15 * len(draws))
+    assert abs(mean - 4.5) < 0.05
+    pennies = new(names)
+    heads = sum(a.heads for a in (pennies.sample_chance(rng) for _ in range(2000)) if isinstance(a, PennyThrow))
+    assert abs(heads / (15 * 2000) - 0.5) < 0.02
+
+
+def test_zones_items_and_invalid_throw_option() -> None:
+    """SP-1.3 zones: faced pennies in the Theatre and Gathered zones, unfaced in the Balcony; A1."""
+    state = new(actions=["throw 3H 4T"])
+    zones = state.zones()
+    assert list(zones) == ["theatre", "balcony", "gathered:Jess", "gathered:Kevin"]
+    assert [(i.kind, i.value) for i in zones["theatre"]] == [("penny", "tails")]
+    assert {(i.kind, i.value) for i in zones["balcony"]} == {("penny", None)}
+    state.apply("gather")
+    assert [(i.kind, i.value) for i in state.zones()["gathered:Jess"]] == [("penny", "tails")]
+    assert "throw them all again" in state.invalid_throw_instruction()
+    other = new(options={"g.invalid_throw": "rethrow_offending"})
+    assert other.invalid_throw_instruction().startswith("Throw again only the pennies")
+
+
+def test_spt_4_no_points_and_no_target_under_tko() -> None:
+    """SPT-4: rounds run as SP-3/SP-4 but score no points, and SP-5's target does not end the game."""
+    line: list[str] = []
+    for _ in range(5):  # Jess, Kevin, Jess, Kevin, Jess start the rounds (A15 left_of_last)
+        line += ["throw 7H 0T", "gather"]  # the starter gathers all seven: the round ends
+    tko = new(options=TKO, actions=line)
+    assert not tko.is_terminal() and tko.round() == 6
+    assert tko.scores() == {"Jess": 6, "Kevin": 5}  # nickels: 3 + one per clean gather (SPT-3.3)
+    points = new(actions=line[:6])
+    assert points.scores() == {"Jess": 14, "Kevin": 7} and not points.is_terminal()
+    for action in line[6:]:
+        points.apply(action)
+    assert points.winners() == ["Jess"] and points.scores() == {"Jess": 21, "Kevin": 14}
+
+
+def test_spd_5_3_pennies_are_two_faced_dice() -> None:
+    """SPD-5.3: pennies play like dice with S = 2 (H = 1, T = 2): Booth, Gather and round end coincide."""
+    pennies = new(actions=["throw 3H 4T", "gather", "throw 5H 1T", "gather", "throw 0H 2T"])
+    dice = new(options={"spd.enabled": True, "spd.faces": 2},
+               actions=["throw 1 1 1 2 2 2 2", "gather 2", "throw 1 1 1 1 1 2", "gather 1", "throw 2 2"])
+    assert pennies.holdings() == dice.holdings() and pennies.balcony() == dice.balcony()
+    assert pennies.theatre() == dice.theatre() == {2: 2}
+    pennies.apply("gather")
+    dice.apply("gather 2")
+    assert pennies.scores() == dice.scores() == {"Jess": 3, "Kevin": 4}
