@@ -617,9 +617,11 @@ class PenniesState(State):
             raise IllegalActionError("you have already asked this turn", "PH-9.2")
         if self._counts[self._turn] < 2:
             raise IllegalActionError("ask before melding down to your last card", "PH-9.2")
+        # The canastas may still be completed this turn, before going out; the red threes and a
+        # burial this turn already settle that the player cannot go out.
         error = self._go_out_error(self._turn)
-        if error is not None:
-            raise IllegalActionError(f"you may not go out, so there is nothing to ask: {error}", error.rule)
+        if error is not None and error.rule in ("PH-9.1.1", "PH-9.1.3"):
+            raise IllegalActionError(f"you may not go out this turn, so there is nothing to ask: {error}", error.rule)
 
     def _check_discard(self, action: Discard) -> None:
         seat = self._turn
@@ -641,6 +643,9 @@ class PenniesState(State):
     def _check_go_out(self, action: GoOut) -> None:
         seat = self._turn
         count = self._counts[seat]
+        error = self._go_out_error(seat)
+        if error is not None:
+            raise error
         if action.card is None and count != 0:
             raise IllegalActionError(
                 f"you hold {count} cards: meld them all, or all but one and enter go-out <card>", "PH-9.3"
@@ -651,9 +656,6 @@ class PenniesState(State):
                     f"you hold {count} cards: going out discards only the last one, meld the others first", "PH-9.3"
                 )
             self._hand_error(seat, (action.card,))
-        error = self._go_out_error(seat)
-        if error is not None:
-            raise error
         if self._pennies_due[seat] and not self._picked[seat] and self.game.options["ph.empty_hand_with_pennies_due"] == "pick_up":
             raise IllegalActionError("your Pennies pick-up is due, which comes before going out", "A84")
 
