@@ -72,8 +72,10 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     server = _serve_dashboard(service, args.host, args.port) if args.port else None
     try:
-        while not stop.is_set() and not service.wait(0.2):
-            pass
+        # With the dashboard up, serve until stopped (a finished replay stays on view);
+        # without it, a replay ends the command at its last frame.
+        while not stop.is_set() and not (service.wait(0.2) and server is None):
+            stop.wait(0.05 if server is None else 0.2)
     except KeyboardInterrupt:
         pass
     finally:
