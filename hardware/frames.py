@@ -172,7 +172,8 @@ def normalise(image: Any, size: tuple[int, int] | None = None, what: str = "fram
     height, width = image.shape[:2]
     if size is not None and (width, height) != tuple(size):
         raise FrameError(f"{what}: expected {size[0]}x{size[1]}, got {width}x{height}")
-    return image
+    result: Image = image
+    return result
 
 
 def monotonic() -> float:

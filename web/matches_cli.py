@@ -32,7 +32,7 @@ def run_matches(args: argparse.Namespace) -> int:
     store = MatchStore(args.db)
     try:
         if args.what == "list":
-            for info in store.list():
+            for info in store.matches():
                 when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.created))
                 print(f"{info.id:4d}  {when}  {info.game:<20} {','.join(info.players):<24} {info.status:<9} "
                       f"{info.events} events  {info.camera}")

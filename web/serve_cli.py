@@ -136,7 +136,7 @@ def summary(service: Any) -> dict[str, Any]:
 
 def _serve_dashboard(service: Any, host: str, port: int) -> Any:
     """Serve the dashboard with waitress in a thread; returns the server (``close()`` to stop)."""
-    from waitress.server import create_server
+    from waitress.server import create_server  # type: ignore[import-untyped]
 
     from web.app import create_app
 

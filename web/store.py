@@ -159,7 +159,7 @@ class MatchStore:
             raise StoreError(f"no match {match_id} in {self.path}")
         return rows[0]
 
-    def list(self) -> list[MatchInfo]:
+    def matches(self) -> list[MatchInfo]:
         """Every match, newest first."""
         return self._infos("", ())[::-1]
 
@@ -174,7 +174,7 @@ class MatchStore:
 
     def latest_playing(self, camera: str | None = None) -> int | None:
         """The newest match still in play (on ``camera``, when given), to resume after a restart."""
-        for info in self.list():
+        for info in self.matches():
             if info.status == "playing" and (camera is None or info.camera == camera):
                 return info.id
         return None

@@ -74,7 +74,7 @@ def test_list_status_and_export(tmp_path: Path) -> None:
     second = store.create("sevens", ["Cy", "Di"], {"sv.rounds": 2})
     match = store.open(first)
     match.apply("roll 6 6 6 6 6 6", "camera", "9")
-    assert [info.id for info in store.list()] == [second, first]
+    assert [info.id for info in store.matches()] == [second, first]
     assert store.latest_playing("replay:x") == first
     store.set_status(first, "abandoned")
     assert store.latest_playing("replay:x") is None
