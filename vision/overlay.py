@@ -1,0 +1,281 @@
+"""Overlays for the tablet: what was read, the zones, and the forced moves, drawn on a frame.
+
+Every function takes a BGR uint8 frame and returns a new image; the input is never changed.
+Sizes scale with the frame's height so the labels stay legible on a tablet: white text on a
+dark box, thick outlines, one colour per meaning (sure read, unsure read, forced move).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import cv2
+import numpy as np
+from numpy.typing import NDArray
+
+from vision.markers import zone_colour
+from vision.types import BBox, Detection, TableObservation
+from vision.zones import zone_title
+
+Image = NDArray[np.uint8]
+Colour = tuple[int, int, int]
+
+
+class ZoneMap(Protocol):
+    """What the zone overlays need of a calibration (duck-typed)."""
+
+    @property
+    def zones(self) -> Sequence[object]:
+        """The zones (each with ``id`` and ``polygon`` in table mm)."""
+        ...
+
+    def table_to_image(self, points: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Table millimetres to frame pixels."""
+        ...
+
+
+@dataclass(frozen=True)
+class OverlayParams:
+    """Sizes and colours of the overlays (sizes as shares of the frame's height)."""
+
+    text: float = 0.03
+    """Height of label text."""
+    line: float = 0.005
+    """Width of outlines."""
+    zone_alpha: float = 0.15
+    """Opacity of a zone's tint."""
+    sure: float = 0.8
+    """Confidence from which a read is drawn as sure."""
+    sure_colour: Colour = (60, 200, 60)
+    """Outline of a sure read (green)."""
+    doubt_colour: Colour = (0, 200, 255)
+    """Outline of a read with a value but low confidence (amber)."""
+    unsure_colour: Colour = (40, 40, 230)
+    """Outline of an object that could not be read (red)."""
+    move_colour: Colour = (255, 0, 255)
+    """Arrows and rings of forced moves (magenta: stands out on any cloth)."""
+    highlight_colour: Colour = (0, 255, 255)
+    """Outline of a highlighted zone (yellow)."""
+
+
+@dataclass(frozen=True)
+class ForcedMark:
+    """One object that must move: where it is now (pixels) and the zone it must go to."""
+
+    source: BBox | tuple[float, float]
+    """The object's box ``(x, y, w, h)`` or centre ``(x, y)`` in frame pixels."""
+    target: str
+    """The zone id it must go to."""
+    label: str = ""
+    """Text by the arrow; by default ``"to <zone>"``."""
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        """The object's centre in pixels."""
+        if len(self.source) == 4:
+            x, y, w, h = self.source  # type: ignore[misc]
+            return x + w / 2.0, y + h / 2.0
+        x, y = self.source  # type: ignore[misc]
+        return float(x), float(y)
+
+
+def _sizes(frame: Image, params: OverlayParams) -> tuple[float, int]:
+    height = frame.shape[0]
+    return max(12.0, params.text * height), max(2, round(params.line * height))
+
+
+def _check(frame: Image) -> Image:
+    if frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] != 3:
+        raise ValueError(f"frame must be BGR uint8 (H x W x 3), not {frame.dtype} {frame.shape}")
+    return frame.copy()
+
+
+def label(image: Image, text: str, anchor: tuple[float, float], height_px: float, colour: Colour = (255, 255, 255),
+          centred: bool = True) -> None:
+    """Write ``text`` on ``image`` in place: white on a dark box with a coloured edge, kept inside the frame."""
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    scale = height_px / 22.0
+    thick = max(1, round(height_px / 10.0))
+    (tw, th), base = cv2.getTextSize(text, font, scale, thick)
+    pad = max(2, round(height_px * 0.25))
+    x = anchor[0] - tw / 2.0 if centred else anchor[0]
+    y = anchor[1] + th / 2.0 if centred else anchor[1]
+    h, w = image.shape[:2]
+    x = min(max(pad, x), w - tw - pad)
+    y = min(max(th + pad, y), h - base - pad)
+    x0, y0 = max(0, int(round(x - pad))), max(0, int(round(y - th - pad)))
+    x1, y1 = int(round(x + tw + pad)), int(round(y + base + pad))
+    box = image[y0:y1, x0:x1]
+    image[y0:y1, x0:x1] = (box * 0.35).astype(np.uint8)  # darken, so the text reads on any cloth
+    cv2.rectangle(image, (x0, y0), (x1, y1), colour, max(1, thick // 2), cv2.LINE_AA)
+    cv2.putText(image, text, (int(round(x)), int(round(y))), font, scale, (255, 255, 255), thick, cv2.LINE_AA)
+
+
+def describe(obj: Detection) -> str:
+    """Short text for one object: ``"1c H"``, ``"25c T"``, ``"d6 5"``, ``"1c ? edge"``."""
+    coin = {"penny": "1c", "nickel": "5c", "dime": "10c", "quarter": "25c"}.get(obj.kind)
+    name = coin if coin is not None else obj.kind
+    if obj.value is None:
+        value = "?"
+    elif obj.value in ("heads", "tails"):
+        value = "H" if obj.value == "heads" else "T"
+    else:
+        value = str(obj.value)
+    reasons = {"on_edge": "edge", "cocked": "cocked", "stacked": "stacked", "occluded": "hidden", "moving": "moving"}
+    flags = " ".join(reasons.get(f, f) for f in obj.flags)
+    return f"{name} {value}" + (f" {flags}" if flags else "")
+
+
+def draw_observation(frame: Image, observation: TableObservation, params: OverlayParams = OverlayParams()) -> Image:
+    """The frame with every object read: a ring (coin) or box (die) coloured by how sure the read is,
+    and its value (``1c H``, ``d6 5``, ``?`` when unsure)."""
+    image = _check(frame)
+    text_px, line_px = _sizes(image, params)
+    for obj in observation.objects:
+        if obj.value is None or obj.flags:
+            colour = params.unsure_colour
+        elif obj.confidence >= params.sure:
+            colour = params.sure_colour
+        else:
+            colour = params.doubt_colour
+        x, y, w, h = obj.bbox
+        if obj.kind.startswith("d") and obj.kind[1:].isdigit():
+            cv2.rectangle(image, (int(x), int(y)), (int(x + w), int(y + h)), colour, line_px, cv2.LINE_AA)
+        else:
+            centre = (int(round(x + w / 2.0)), int(round(y + h / 2.0)))
+            cv2.circle(image, centre, int(round(max(w, h) / 2.0)) + line_px, colour, line_px, cv2.LINE_AA)
+        label(image, describe(obj), (x + w / 2.0, y - text_px * 0.9), text_px * 0.8, colour)
+    return image
+
+
+def _zone_px(calibration: ZoneMap, zone: object) -> NDArray[np.int32]:
+    polygon = np.array(getattr(zone, "polygon"), dtype=np.float64)
+    return np.round(calibration.table_to_image(polygon)).astype(np.int32).reshape(-1, 1, 2)
+
+
+def draw_zones(frame: Image, calibration: ZoneMap, highlight: Iterable[str] = (), params: OverlayParams = OverlayParams()) -> Image:
+    """The frame with the zones tinted, outlined and named; zones in ``highlight`` outlined in yellow.
+
+    :raises ValueError: for a highlighted zone the calibration does not have.
+    """
+    image = _check(frame)
+    text_px, line_px = _sizes(image, params)
+    zones = list(calibration.zones)
+    ids = [str(getattr(z, "id")) for z in zones]
+    wanted = set(highlight)
+    unknown = wanted - set(ids)
+    if unknown:
+        raise ValueError(f"no zone {sorted(unknown)[0]!r} to highlight; the zones are {', '.join(ids)}")
+    tint = image.copy()
+    outlines = [_zone_px(calibration, z) for z in zones]
+    for zone_id, outline in zip(ids, outlines):
+        cv2.fillPoly(tint, [outline], zone_colour(zone_id), cv2.LINE_AA)
+    image = cv2.addWeighted(tint, params.zone_alpha, image, 1.0 - params.zone_alpha, 0.0)
+    for zone_id, outline in zip(ids, outlines):
+        colour = params.highlight_colour if zone_id in wanted else zone_colour(zone_id)
+        cv2.polylines(image, [outline], True, colour, line_px * (2 if zone_id in wanted else 1), cv2.LINE_AA)
+    for zone_id, zone, outline in zip(ids, zones, outlines):
+        _zone_label(image, calibration, zone, zone_id, outline, text_px)
+    return image
+
+
+def _zone_label(image: Image, calibration: ZoneMap, zone: object, zone_id: str, outline: NDArray[np.int32],
+                text_px: float) -> None:
+    """Name a zone just inside its top edge, shrunk (or shortened to the owner's name) to fit."""
+    polygon = np.array(getattr(zone, "polygon"), dtype=np.float64)
+    x_mid = float((polygon[:, 0].min() + polygon[:, 0].max()) / 2.0)
+    top = calibration.table_to_image(np.array([[x_mid, polygon[:, 1].min()]], dtype=np.float64))[0]
+    _x, _y, width_px, height_px = cv2.boundingRect(outline)
+    text = zone_title(zone_id)
+    size = text_px
+    font_scale_width = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, size / 22.0, max(1, round(size / 10.0)))[0][0]
+    if font_scale_width > 0.9 * width_px:
+        size = max(0.6 * text_px, size * 0.9 * width_px / font_scale_width)
+        font_scale_width = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, size / 22.0, max(1, round(size / 10.0)))[0][0]
+        if font_scale_width > 0.9 * width_px and ":" in zone_id:
+            text = zone_id.partition(":")[2]
+    anchor_y = top[1] + min(size * 1.1, height_px / 2.0)
+    label(image, text, (float(top[0]), float(anchor_y)), size, zone_colour(zone_id))
+
+
+def _centroid_px(calibration: ZoneMap, zone: object) -> tuple[float, float]:
+    contour = np.array(getattr(zone, "polygon"), dtype=np.float32).reshape(-1, 1, 2)
+    m = cv2.moments(contour)
+    centre_mm = (m["m10"] / m["m00"], m["m01"] / m["m00"]) if m["m00"] else tuple(contour.reshape(-1, 2).mean(axis=0))
+    px = calibration.table_to_image(np.array([centre_mm], dtype=np.float64))[0]
+    return float(px[0]), float(px[1])
+
+
+def draw_forced_moves(
+    frame: Image,
+    moves: Sequence[ForcedMark | tuple[BBox | tuple[float, float], str]],
+    calibration: ZoneMap,
+    highlight: Iterable[str] = (),
+    params: OverlayParams = OverlayParams(),
+) -> Image:
+    """The frame with each object that must move ringed and an arrow to its target zone, the target
+    zones (and those in ``highlight``) outlined in yellow. Draw it over :func:`draw_zones` and
+    :func:`draw_observation` for the full picture.
+
+    ``moves`` holds :class:`ForcedMark` or ``(box or centre, zone id)`` pairs.
+
+    :raises ValueError: for a move to a zone the calibration does not have, or a malformed move.
+    """
+    image = _check(frame)
+    marks = [m if isinstance(m, ForcedMark) else _as_mark(m) for m in moves]
+    text_px, line_px = _sizes(image, params)
+    zones = {str(getattr(z, "id")): z for z in calibration.zones}
+    for zone_id in sorted({m.target for m in marks} | set(highlight)):
+        if zone_id not in zones:
+            raise ValueError(f"no zone {zone_id!r} on this table; the zones are {', '.join(zones)}")
+        outline = _zone_px(calibration, zones[zone_id])
+        cv2.polylines(image, [outline], True, (0, 0, 0), line_px * 2 + 2, cv2.LINE_AA)
+        cv2.polylines(image, [outline], True, params.highlight_colour, line_px * 2, cv2.LINE_AA)
+    for mark in marks:
+        start = mark.centre
+        end = _nearest_inside(calibration, zones[mark.target], start)
+        radius = max(text_px, (max(mark.source[2], mark.source[3]) / 2.0 + line_px) if len(mark.source) == 4 else text_px)  # type: ignore[misc]
+        s = (int(round(start[0])), int(round(start[1])))
+        e = (int(round(end[0])), int(round(end[1])))
+        cv2.circle(image, s, int(round(radius)) + line_px, (0, 0, 0), line_px + 2, cv2.LINE_AA)
+        cv2.circle(image, s, int(round(radius)) + line_px, params.move_colour, line_px, cv2.LINE_AA)
+        length = max(1.0, float(np.hypot(e[0] - s[0], e[1] - s[1])))
+        tip = min(0.3, 3.0 * text_px / length)
+        cv2.arrowedLine(image, s, e, (0, 0, 0), line_px * 2 + 2, cv2.LINE_AA, 0, tip)
+        cv2.arrowedLine(image, s, e, params.move_colour, line_px * 2, cv2.LINE_AA, 0, tip)
+        text = mark.label or f"to {zone_title(mark.target)}"
+        # The text sits two thirds of the way along, nearer the target than the crowded throw.
+        label(image, text, (s[0] + (e[0] - s[0]) * 0.66, s[1] + (e[1] - s[1]) * 0.66), text_px, params.move_colour)
+    return image
+
+
+def _as_mark(move: object) -> ForcedMark:
+    if not isinstance(move, (tuple, list)) or len(move) != 2 or not isinstance(move[1], str):
+        raise ValueError(f"a forced move is (box or centre, zone id), not {move!r}")
+    source = tuple(float(v) for v in move[0])
+    if len(source) not in (2, 4):
+        raise ValueError(f"a forced move's object is a box (x, y, w, h) or a centre (x, y), not {move[0]!r}")
+    return ForcedMark(source, move[1])  # type: ignore[arg-type]
+
+
+def _nearest_inside(calibration: ZoneMap, zone: object, start: tuple[float, float]) -> tuple[float, float]:
+    """Where the arrow ends: the zone's centre, pulled towards the object so long zones get short arrows."""
+    outline = calibration.table_to_image(np.array(getattr(zone, "polygon"), dtype=np.float64)).astype(np.float32)
+    centre = np.array(_centroid_px(calibration, zone))
+    contour = outline.reshape(-1, 1, 2)
+    # Walk from the centre towards the object while staying well inside the zone.
+    direction = np.array(start) - centre
+    best = centre
+    for step in np.linspace(0.0, 1.0, 21):
+        point = centre + direction * step
+        if cv2.pointPolygonTest(contour, (float(point[0]), float(point[1])), True) < 0.25 * _inradius(contour):
+            break
+        best = point
+    return float(best[0]), float(best[1])
+
+
+def _inradius(contour: NDArray[np.float32]) -> float:
+    x, y, w, h = cv2.boundingRect(contour)
+    return float(min(w, h)) / 2.0
