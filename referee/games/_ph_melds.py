@@ -153,9 +153,9 @@ def place_group(melds: list[list[str]], group: Group, ratio: str) -> int:
         ranks = {rank_of(card) for card in cards if is_natural(card)}
         if len(ranks) > 1:
             raise IllegalActionError(f"a meld holds naturals of one rank only, got {', '.join(sorted(ranks))}", "PH-4.1")
-        if not ratio_ok(cards, ratio):
-            raise IllegalActionError(f"{' '.join(cards)}: a mixed meld needs {ratio_text(ratio)}", "PH-4.3")
         kind = meld_kind(cards)
+        if kind != WILD and not ratio_ok(cards, ratio):
+            raise IllegalActionError(f"{' '.join(cards)}: a mixed meld needs {ratio_text(ratio)}", "PH-4.3")
         if kind != WILD:
             for number, meld in enumerate(melds, start=1):
                 if meld_kind(meld) == kind and not is_complete(meld):
@@ -182,7 +182,7 @@ def place_group(melds: list[list[str]], group: Group, ratio: str) -> int:
         raise IllegalActionError(
             f"meld {group.target} has {len(meld)} cards; adding {len(group.cards)} would pass 7", "PH-4.4"
         )
-    if not ratio_ok(grown, ratio):
+    if kind != WILD and not ratio_ok(grown, ratio):
         raise IllegalActionError(f"meld {group.target} would hold {' '.join(grown)}: a mixed meld needs {ratio_text(ratio)}", "PH-4.3")
     if any(is_wild(card) for card in group.cards):
         _check_one_wild_meld(melds, index)

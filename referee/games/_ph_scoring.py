@@ -93,7 +93,7 @@ def score_team(team: TeamHand, rules: ScoringRules) -> dict[str, Any]:
         red_three_points = RED_THREE_VALUE * team.red_threes
     going_out = GOING_OUT_BONUS if team.went_out else 0
     dealer = DEALER_BONUS * team.dealer_successes
-    hands = {
+    hands: dict[str, dict[str, Any]] = {
         name: {
             "cards": sort_cards(cards),
             "points": -cards_value(cards),
@@ -101,13 +101,13 @@ def score_team(team: TeamHand, rules: ScoringRules) -> dict[str, Any]:
         }
         for name, cards in team.hands.items()
     }
-    pennies = {}
+    pennies: dict[str, dict[str, Any]] = {}
     for name, cards in team.pennies.items():
         threes = sum(1 for card in cards if is_red_three(card))
         extra = (rules.unpicked_red_three_penalty - RED_THREE_VALUE) * threes
         pennies[name] = {"cards": sort_cards(cards), "points": -cards_value(cards) - extra, "red_threes": threes}
-    hand_points = sum(line["points"] for line in hands.values())
-    pennies_points = sum(line["points"] for line in pennies.values())
+    hand_points = sum(int(line["points"]) for line in hands.values())
+    pennies_points = sum(int(line["points"]) for line in pennies.values())
     total = (
         canasta_points + counted_in_canastas + in_open + red_three_points + going_out + dealer + hand_points + pennies_points
     )

@@ -673,7 +673,7 @@ class PenniesState(State):
         missing = pc.minus(known, shown)
         if missing:
             raise IllegalActionError(
-                f"{action.player} took {pc.describe(pc.expand(missing))} with the Discard Pile; they must be in the hand", "G-6"
+                f"{action.player}'s hand must hold {pc.describe(pc.expand(missing))}, which the referee saw go into it", "G-6"
             )
         if kind == "hand":
             threes = [card for card in action.cards if pc.is_red_three(card)]

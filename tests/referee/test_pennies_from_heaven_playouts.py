@@ -77,9 +77,25 @@ class TableSim:
         state.apply(action)
         assert state == after
         self.steps += 1
+        if self.steps % 20 == 0:
+            self.check_listed_options()
         if self.steps % self.json_every == 0:
             again = state_from_json(json.loads(json.dumps(state.to_json())))
             assert again == state, "JSON round-trips to an equal state"
+
+    def check_listed_options(self) -> None:
+        """Every listed legal action parses back, has a label, and applies (on a copy)."""
+        state = self.state
+        legal = state.legal_actions()
+        assert len(set(legal)) == len(legal), "legal actions are listed once each"
+        if state.current_player() != CHANCE:
+            assert [o.action for o in state.options()] == legal and all(o.label for o in state.options())
+        for action in legal:
+            assert self.game.parse_action(str(action)) == action, f"{action} parses back"
+        if legal:
+            trial = state.copy()
+            trial.apply(self.rng.choice(legal))
+            trial.check_invariants()
 
     def check(self) -> None:
         """Conservation, the common contract, and the referee's counts against the real table."""
