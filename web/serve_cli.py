@@ -38,10 +38,56 @@ def add_parser(commands: Any) -> None:
     serve.add_argument("--fast", action="store_true", help="replay as fast as possible instead of in real time")
     serve.add_argument("--read", choices=("vision", "labels"), default="vision",
                        help="read frames with vision (default) or take a replay's recorded labels")
+    serve.add_argument("--record", metavar="FOLDER", help="also record the frames and the confirmed reads as a new fixture game")
     serve.add_argument("--port", type=int, help="also serve the dashboard on this port")
     serve.add_argument("--host", default="0.0.0.0", help="address for the dashboard (default all)")
     serve.add_argument("--json", action="store_true", help="print one JSON summary at the end instead of the rulings")
     serve.set_defaults(run=run_serve)
+    record = commands.add_parser("record", help="record what a camera sees as a new fixture game folder")
+    record.add_argument("--camera", required=True, help="pi, webcam or webcam:N")
+    record.add_argument("out", help="a new folder for the frames and game.json")
+    record.add_argument("--seconds", type=float, default=60.0, help="how long to record (default 60)")
+    record.add_argument("--game", help="the game being played, noted in game.json")
+    record.add_argument("--players", help="the players, noted in game.json")
+    record.set_defaults(run=run_record)
+
+
+def run_record(args: argparse.Namespace) -> int:
+    """Run ``referee record``: frames and timestamps into OUT in the fixtures' format."""
+    import time
+
+    from hardware import open_source
+    from hardware.frames import CameraError, FrameError
+    from hardware.recorder import Recorder
+
+    info: dict[str, Any] = {"camera": args.camera}
+    if args.game:
+        info["game"] = args.game
+    if args.players:
+        info["players"] = [p.strip() for p in args.players.split(",") if p.strip()]
+    try:
+        recorder = Recorder(open_source(args.camera), args.out, info)
+        recorder.start()
+    except (CameraError, ValueError) as exc:
+        print(f"referee: {exc}", file=sys.stderr)
+        return 2
+    count = 0
+    end = time.monotonic() + args.seconds
+    try:
+        while time.monotonic() < end:
+            try:
+                recorder.read()
+                count += 1
+            except FrameError:
+                continue
+            except EOFError:
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        recorder.close()
+    print(f"recorded {count} frames in {args.out}")
+    return 0
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -53,7 +99,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         options = parse_option_assignments(args.option) if args.option is not None else None
         service = open_table(args.camera, args.db, args.game, players, options, args.first, args.new,
-                             realtime=not args.fast, read=args.read)
+                             realtime=not args.fast, read=args.read, record=args.record)
     except (ConfigError, RulesError, CameraError, ValueError) as exc:
         print(f"referee: {exc}", file=sys.stderr)
         return 2

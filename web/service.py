@@ -58,6 +58,8 @@ class TableService:
         self.results: list[LoopResult] = []
         """Every ruling the loop made since start (for the terminal and measurements)."""
         self.on_result: Callable[[LoopResult], None] = lambda result: None
+        self.recorder: Any = None
+        """A ``hardware.recorder.Recorder`` the source is wrapped in, to label what was confirmed."""
         if source is not None:
             if settle is None or read is None:
                 raise ConfigError("a service with a camera needs a settle detector and a reader")
@@ -179,6 +181,9 @@ class TableService:
                 self._subscribers.remove(subscription)
 
     def _changed(self, event: Event) -> dict[str, Any]:
+        if self.recorder is not None:
+            latest = self.latest_frame()
+            self.recorder.decision(event.text if event.kind == "action" else event.kind, latest.frame_id if latest else None)
         # The event (with the match's status) is committed: now, and only now, the tablets are told.
         return self._publish()
 
@@ -196,8 +201,29 @@ class TableService:
 
     def _loop_update(self, result: LoopResult) -> None:
         self.results.append(result)
+        if self.recorder is not None:
+            self._record(result)
         self.on_result(result)
         self._publish()
+
+    def _record(self, result: LoopResult) -> None:
+        """Label the recorded frame with the read the referee confirmed (answers included)."""
+        self.recorder.ruling(result.kind, result.text, result.frame_id)
+        observation = self.loop.latest_observation if self.loop else None
+        if result.kind not in ("chance", "confirmed") or observation is None or result.frame_id is None:
+            return
+        labels = [obj.to_json() for obj in observation.objects]
+        for event in reversed(self.match.events):
+            if event.kind == "answer" and event.frame_id == result.frame_id:
+                question = next(e for e in self.match.events if e.seq == event.detail["question"])
+                for ref in question.detail.get("refs", []):
+                    value = str(event.detail["value"])
+                    labels[ref]["value"] = int(value) if value.isdigit() else value
+                    labels[ref]["confidence"] = 1.0
+        try:
+            self.recorder.label(result.frame_id, labels)
+        except KeyError:
+            pass
 
     # -- pictures --------------------------------------------------------------------------
 
@@ -362,6 +388,7 @@ def open_table(
     realtime: bool = True,
     read: str = "vision",
     calibration: Any = None,
+    record: str | None = None,
 ) -> TableService:
     """The composition point: a store, the match to resume or start, the source, settle and reader.
 
@@ -378,6 +405,9 @@ def open_table(
 
     source = open_source(camera, realtime=realtime)
     recorded = source.game if isinstance(source, ReplaySource) else {}
+    if game is not None and recorded.get("game") not in (None, game):
+        # Another game played over a recording: its players and options do not apply.
+        recorded = {key: value for key, value in recorded.items() if key not in ("players", "options", "first", "decisions")}
     game = game or recorded.get("game")
     players = list(players or recorded.get("players") or [])
     if options is None:
@@ -395,6 +425,14 @@ def open_table(
         if game is None or not players:
             raise ConfigError("no match to resume on this camera: name the game with --game and --players")
         match = create_match(store, game, players, options, first, camera)
+    recorder = None
+    if record is not None:
+        from hardware.recorder import Recorder
+
+        if read == "labels":
+            raise ConfigError("--record writes the reads it confirms: use it with --read vision")
+        recorder = Recorder(source, record, {"camera": camera, **match.state.game.to_json()})
+        source = recorder  # type: ignore[assignment]
     resume_after = match.last_frame() if isinstance(source, ReplaySource) else None
     if resume_after is not None and isinstance(source, ReplaySource):
         try:
@@ -405,6 +443,7 @@ def open_table(
                            camera=camera, resume_after=resume_after)
     if isinstance(source, ReplaySource) and recorded.get("decisions"):
         service.tablet = RecordedTablet(recorded["decisions"], source)
+    service.recorder = recorder
     return service
 
 

@@ -82,3 +82,15 @@ def test_killed_at_random_points_and_restarted_ends_like_an_uninterrupted_run(re
         assert resumed["events"] == reference["events"], f"trial {trial}"
         assert resumed["scores"] == reference["scores"] and resumed["terminal"]
         assert time.monotonic() < deadline, f"only {trial + 1} trials fitted in the time"
+
+
+def test_record_turns_a_replay_into_a_new_replayable_game(recorded: tuple[Path, dict], tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    folder, game = recorded
+    out = tmp_path / "new"
+    assert main(["record", "--camera", f"replay:{folder}", str(out), "--game", "sevens", "--players", "Ann,Bo"]) == 0
+    assert f"recorded {len(game['frames'])} frames" in capsys.readouterr().out
+    written = json.loads((out / "game.json").read_text())
+    assert written["game"] == "sevens" and [f["id"] for f in written["frames"]] == [f["id"] for f in game["frames"]]
+    assert main(["record", "--camera", f"replay:{folder}", str(out)]) == 2
+    assert "already holds a recording" in capsys.readouterr().err

@@ -109,3 +109,33 @@ def test_open_table_resumes_the_match_in_play(tmp_path: Path) -> None:
     assert [e.frame_id for e in again.match.events if e.actor == "camera"] == ["0006", "0015", "0024", "0033", "0033"]
     with pytest.raises(ConfigError, match="no match to resume"):
         open_table("webcam:7", str(tmp_path / "other.db"))
+
+
+def test_serving_with_a_recorder_labels_the_confirmed_reads(tmp_path: Path) -> None:
+    import json
+
+    import web.service as service_module
+
+    folder = tmp_path / "game"
+    write_replay_game(folder)
+    service = open_table(f"replay:{folder}", str(tmp_path / "m.db"), realtime=False, read="vision",
+                         record=str(tmp_path / "rec"))
+    # Stand in for vision with the recording's own labels (the reader is what is swapped here).
+    assert service.loop is not None and service.recorder is not None
+    replay = service.recorder.source
+    service.loop.read = service_module.LabelReader(replay)
+    service.recorder.start()
+    for _ in range(27):  # through Ann's roll (frame 0024) and two more frames
+        service.loop.step()
+    service.act("keep")
+    for _ in range(9):  # Bo's roll, with one unsure die
+        service.loop.step()
+    question = service.view()["question"]
+    service.answer(question["id"], "2")
+    service.stop()
+    data = json.loads((tmp_path / "rec" / "game.json").read_text())
+    labelled = {f["id"]: f["labels"] for f in data["frames"] if "labels" in f}
+    assert sorted(labelled) == ["0006", "0015", "0024", "0033"]
+    assert [obj["value"] for obj in labelled["0033"]] == [2] * 6  # the players' answer is the label
+    assert data["decisions"] == [{"action": "keep", "after_frame": "0026"}]
+    assert [r["kind"] for r in data["rulings"]] == ["chance", "chance", "chance", "question", "chance"]
