@@ -38,6 +38,7 @@ def add_parser(commands: Any) -> None:
     serve.add_argument("--fast", action="store_true", help="replay as fast as possible instead of in real time")
     serve.add_argument("--read", choices=("vision", "labels"), default="vision",
                        help="read frames with vision (default) or take a replay's recorded labels")
+    serve.add_argument("--calibration", metavar="FILE", help="the table's calibration JSON (default: the replay's, or calibration.json beside --db)")
     serve.add_argument("--record", metavar="FOLDER", help="also record the frames and the confirmed reads as a new fixture game")
     serve.add_argument("--port", type=int, help="also serve the dashboard on this port")
     serve.add_argument("--host", default="0.0.0.0", help="address for the dashboard (default all)")
@@ -98,8 +99,13 @@ def run_serve(args: argparse.Namespace) -> int:
     players = [p.strip() for p in args.players.split(",") if p.strip()] if args.players else None
     try:
         options = parse_option_assignments(args.option) if args.option is not None else None
+        calibration = None
+        if args.calibration:
+            from vision.calibration import load_calibration
+
+            calibration = load_calibration(args.calibration)
         service = open_table(args.camera, args.db, args.game, players, options, args.first, args.new,
-                             realtime=not args.fast, read=args.read, record=args.record)
+                             realtime=not args.fast, read=args.read, record=args.record, calibration=calibration)
     except (ConfigError, RulesError, CameraError, ValueError) as exc:
         print(f"referee: {exc}", file=sys.stderr)
         return 2

@@ -264,17 +264,9 @@ class TableService:
     def _draw(self, image: Any, observation: Any) -> Any:
         if self._overlay is not None:
             return self._overlay(image, observation)
-        import cv2
+        from vision.overlay import draw_observation
 
-        canvas = image.copy()
-        for index, obj in enumerate(observation.objects):
-            x, y, w, h = obj.bbox
-            sure = obj.value is not None and obj.confidence >= 0.8 and not obj.flags
-            colour = (60, 200, 60) if sure else (0, 140, 255)
-            cv2.rectangle(canvas, (x, y), (x + w, y + h), colour, 2)
-            cv2.putText(canvas, f"{index}:{obj.value if obj.value is not None else '?'}", (x, max(12, y - 4)),
-                        cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
-        return canvas
+        return draw_observation(image, observation)
 
     # -- the thread ------------------------------------------------------------------------
 
@@ -414,6 +406,8 @@ def open_table(
         options = dict(recorded.get("options") or {})
     if first is None and recorded.get("first"):
         first = str(recorded["first"])
+    if calibration is None:
+        calibration = find_calibration(source, recorded, db)
     store = MatchStore(db)
     match: Match | None = None
     resumable = None if new else store.latest_playing(camera)
@@ -445,6 +439,31 @@ def open_table(
         service.tablet = RecordedTablet(recorded["decisions"], source)
     service.recorder = recorder
     return service
+
+
+def find_calibration(source: Any, recorded: Mapping[str, Any], db: str) -> Any:
+    """The table's calibration: a replay's ``calibration.json`` (or its game.json's ``calibration``),
+    else ``calibration.json`` beside the match log; ``None`` when there is none.
+
+    :raises ValueError: (vision's ``CalibrationError``) for a calibration file with a bad field.
+    """
+    from pathlib import Path
+
+    from hardware.replay import ReplaySource
+
+    if isinstance(source, ReplaySource) and isinstance(recorded.get("calibration"), dict):
+        from vision.calibration import Calibration
+
+        return Calibration.from_json(recorded["calibration"])
+    candidates = [source.folder / "calibration.json"] if isinstance(source, ReplaySource) else []
+    if db != ":memory:":
+        candidates.append(Path(db).parent / "calibration.json")
+    for path in candidates:
+        if path.is_file():
+            from vision.calibration import load_calibration
+
+            return load_calibration(path)
+    return None
 
 
 def settle_factory(calibration: Any = None) -> SettleFactory:
