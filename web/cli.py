@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from web import matches_cli, play_cli, read_cli, serve_cli
+from web import markers_cli, matches_cli, play_cli, read_cli, serve_cli
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     read_cli.add_parser(commands)
     serve_cli.add_parser(commands)
     matches_cli.add_parser(commands)
+    markers_cli.add_parser(commands)
     games = commands.add_parser("games", help="list the games and their options")
     games.set_defaults(run=play_cli.run_games)
     return parser
