@@ -238,6 +238,7 @@ def write_replay_game(folder: Any, hold: int = 6, moving: int = 3) -> dict[str, 
             decisions.append({"answer": "2"})
             decisions.append({"action": "keep"})
     game = {"game": "sevens", "players": ["Ann", "Bo"], "options": {"sv.rounds": "1"}, "frames": frames,
-            "decisions": decisions, "expected": {"scores": {"Ann": 5, "Bo": 12}, "winners": ["Bo"]}}
+            "decisions": decisions, "expected": {"scores": {"Ann": 5, "Bo": 12}, "winners": ["Bo"],
+                         "rulings": ["chance", "chance", "chance", "question", "chance"]}}
     (folder / "game.json").write_text(json.dumps(game, indent=1))
     return game
