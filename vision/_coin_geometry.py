@@ -34,6 +34,8 @@ class Circle:
     r: float
     stacked: bool = False
     """It lies inside or over another coin, so neither can be read for sure."""
+    support: float = 1.0
+    """Share of its outline where an edge was found on the circle (1.0 when not measured)."""
 
 
 def work_image(frame: np.ndarray, work_size: int) -> tuple[np.ndarray, float]:
@@ -78,10 +80,11 @@ def hough_circles(
 def suppress(circles: np.ndarray, inner_ratio: float, rim_ratio: float) -> list[Circle]:
     """Keep one circle per coin.
 
-    Largest first. A circle whose centre lies well inside a kept one is its inner rim or a
-    detail of its design, unless its size could be a second coin lying on top of the first
-    (at least ``inner_ratio`` of the outer radius, and not concentric with it): then both are
-    marked stacked. ``rim_ratio`` is how close to concentric a rim circle is.
+    Largest first. A circle overlapping a kept one is dropped as that coin's rim or a detail
+    of its design when it is smaller than ``inner_ratio`` of it (no coin is that much smaller
+    than another) or concentric with it (centres closer than ``rim_ratio`` of its radius);
+    lying well over it, it is a second coin on top, and both are marked stacked; merely
+    touching, it is a coin beside it.
     """
     order = np.argsort(-circles[:, 2]) if len(circles) else np.zeros(0, int)
     kept: list[list[float]] = []
@@ -150,13 +153,15 @@ def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, ba
         py = c.y + edge_r * sin
         fit = _fit_circle(px[good], py[good])
         if fit is None:
-            out.append(c)
+            out.append(Circle(c.x, c.y, c.r, c.stacked, 0.0))
             continue
         fx, fy, fr = fit
         if np.hypot(fx - c.x, fy - c.y) > 0.15 * r or not 0.8 * r < fr < 1.2 * r:
-            out.append(c)
-            continue
-        out.append(Circle(fx, fy, fr, c.stacked))
+            fx, fy, fr = c.x, c.y, c.r
+        # Support: the share of rays whose edge lies on the fitted circle. An ellipse (a
+        # leaning coin) or a chance arc in the cloth has little.
+        on_circle = np.abs(np.hypot(px - fx, py - fy) - fr) <= 0.06 * fr
+        out.append(Circle(fx, fy, fr, c.stacked, float(np.mean(on_circle & good))))
     return out
 
 
@@ -269,3 +274,42 @@ def _crop_padded(img: np.ndarray, x0: int, y0: int, cw: int, ch: int, w: int, h:
             crop, ay0 - y0, y0 + ch - ay1, ax0 - x0, x0 + cw - ax1, cv2.BORDER_REPLICATE
         )
     return crop
+
+
+def tilted_blobs(
+    lab: np.ndarray,
+    table: np.ndarray,
+    circles: list[Circle],
+    scale: float,
+    min_distance: float,
+    min_area: float,
+    max_ratio: float,
+) -> list[tuple[float, float, float, float, float]]:
+    """Coin-sized, elongated patches unlike the table and not explained by any round coin.
+
+    A coin on its edge or leaning on something is seen as an ellipse or a bar, which the
+    circle finder does not report. Returns (x, y, major, minor, angle) in full-frame pixels
+    for each patch at least ``min_area`` pixels (work scale) whose colour differs from the
+    table by ``min_distance`` and whose minor/major axis ratio is at most ``max_ratio``.
+    """
+    diff = lab.astype(np.float32) - table[None, None, :]
+    # Lightness counts half: shadows are darker but not differently coloured.
+    dist = np.sqrt(0.25 * diff[..., 0] ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)
+    mask = (dist > min_distance).astype(np.uint8) * 255
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    mask[disc_mask(mask.shape, circles, scale, 1.15) > 0] = 0
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = []
+    for cnt in contours:
+        if len(cnt) < 5 or cv2.contourArea(cnt) < min_area:
+            continue
+        (x, y), (a, b), angle = cv2.fitEllipse(cnt)
+        major, minor = max(a, b), min(a, b)
+        if major <= 0 or minor / major > max_ratio:
+            continue
+        # A blob much fuller or emptier than its ellipse is not one coin.
+        fill = cv2.contourArea(cnt) / (np.pi * major * minor / 4.0)
+        if not 0.7 <= fill <= 1.15:
+            continue
+        out.append((x / scale, y / scale, major / scale, minor / scale, float(angle)))
+    return out

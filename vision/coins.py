@@ -32,6 +32,7 @@ from vision._coin_geometry import (
     polar_grid,
     polar_samples,
     refine_circles,
+    tilted_blobs,
     suppress,
     work_image,
 )
@@ -70,12 +71,24 @@ class CoinParams:
     """Centre offset (fraction of radius) under which an inner circle is the coin's own rim."""
     refine: bool = True
     """Fit each circle to the coin's outer edge at full resolution (sizes matter)."""
+    min_support: float = 0.55
+    """Share of a circle's outline that must show an edge (a leaning coin's ellipse shows less)."""
     size_sigma: float = 0.045
     """Spread of measured/true diameter (log scale) allowed for a denomination."""
     colour_weight: float = 1.0
     """Weight of the colour evidence against size and appearance."""
     appearance_weight: float = 1.0
     """Weight of the appearance model's kind evidence."""
+    tilted_colour: float = 18.0
+    """Lab distance from the table above which a patch may be a tilted coin."""
+    tilted_ratio: float = 0.75
+    """An elongated patch (minor/major axis at most this) may be a coin leaning or on edge."""
+    on_edge_ratio: float = 0.3
+    """Below this minor/major ratio a tilted coin is on its edge, above it leaning."""
+    tilted_min_area: float = 0.06
+    """Smallest tilted-coin patch, as a fraction of a typical round coin's area."""
+    tilted_size: tuple[float, float] = (0.65, 1.35)
+    """A tilted coin's long axis, as fractions of a typical round coin's diameter."""
     face_min: float = 0.75
     """Below this face probability the face is reported as ``None`` (unsure)."""
     confident: float = CONFIDENT
@@ -116,7 +129,7 @@ def find_coin_circles(frame: np.ndarray, params: CoinParams = CoinParams()) -> l
     circles = suppress(raw / scale, params.stacked_ratio, params.rim_ratio)
     if params.refine:
         gray_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        circles = refine_circles(gray_full, circles)
+        circles = [c for c in refine_circles(gray_full, circles) if c.support >= params.min_support]
     return circles
 
 
@@ -218,7 +231,10 @@ def find_coins(
     circles = find_coin_circles(frame, params)
     if not circles:
         return [], mm_per_px
-    colour, out, meta = measure_coins(frame, circles, params)
+    small, scale = work_image(frame, params.work_size)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    colour, table = colour_features(lab, circles, scale)
+    out, meta = appearance(frame, circles, params)
     kind_prob = _reorder(out.kind_prob, meta.kinds)
     face_prob = out.face_prob
     if profile is not None:
@@ -267,6 +283,7 @@ def find_coins(
                 },
             )
         )
+    detections.extend(tilted_coins(lab, table, circles, scale, est, params))
     return detections, est
 
 
@@ -274,15 +291,60 @@ def measure_coins(
     frame: np.ndarray, circles: list[Circle], params: CoinParams = CoinParams()
 ) -> tuple[np.ndarray, ModelOutput, ModelMeta]:
     """Colour relative to the table (N x 3 Lab) and the appearance model's output for each circle."""
+    small, scale = work_image(frame, params.work_size)
+    colour, _table = colour_features(cv2.cvtColor(small, cv2.COLOR_BGR2LAB), circles, scale)
+    out, meta = appearance(frame, circles, params)
+    return colour, out, meta
+
+
+def appearance(frame: np.ndarray, circles: list[Circle], params: CoinParams = CoinParams()) -> tuple[ModelOutput, ModelMeta]:
+    """The appearance model's kind, face and embedding for each circle (polar images of the grey frame)."""
     model = load_model(params.model_dir)
     meta = model.meta
-    small, scale = work_image(frame, params.work_size)
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
-    colour, _table = colour_features(lab, circles, scale)
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     grid = polar_grid(meta.n_radii, meta.n_angles, meta.pad, meta.inner, meta.outer)
     polar = polar_samples(gray, [(c.x, c.y, c.r) for c in circles], grid, meta.base_radius)
-    return colour, model.run(polar), meta
+    return model.run(polar), meta
+
+
+def tilted_coins(
+    lab: np.ndarray, table: np.ndarray, circles: list[Circle], scale: float, mm_per_px: float | None, params: CoinParams
+) -> list[Detection]:
+    """Coins on their edge or leaning, seen as elongated patches: reported, never read.
+
+    Their size is judged against the round coins found in the same frame, so without any
+    round coin nothing is reported (a bar of the right colour alone is too weak a clue).
+    """
+    if not circles:
+        return []
+    r_med = float(np.median([c.r for c in circles]))
+    lo, hi = 2 * r_med * params.tilted_size[0], 2 * r_med * params.tilted_size[1]
+    min_area = params.tilted_min_area * np.pi * (r_med * scale) ** 2
+    out = []
+    for x, y, major, minor, angle in tilted_blobs(
+        lab, table, circles, scale, params.tilted_colour, min_area, params.tilted_ratio
+    ):
+        if not lo <= major <= hi:
+            continue
+        kind = "penny"
+        if mm_per_px is not None:
+            d_mm = major * mm_per_px
+            kind = min(COIN_DIAMETER_MM, key=lambda k: abs(np.log(d_mm / COIN_DIAMETER_MM[k])))
+        flag = "on_edge" if minor / major < params.on_edge_ratio else "leaning"
+        half = major / 2
+        bbox = (int(round(x - half)), int(round(y - half)), int(round(major)), int(round(major)))
+        out.append(
+            Detection(
+                kind=kind,
+                value=None,
+                bbox=bbox,
+                confidence=0.0,
+                center=(float(x), float(y)),
+                flags=(flag,),
+                extra={"major_px": float(major), "minor_px": float(minor), "angle": angle},
+            )
+        )
+    return out
 
 
 def _reorder(prob: np.ndarray, model_kinds: tuple[str, ...]) -> np.ndarray:

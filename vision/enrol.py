@@ -151,7 +151,11 @@ def enrol_coins(
 
     :raises ValueError: on a bad frame, an unknown kind or face, or no coins at all.
     """
-    embs, kinds, faces, colours_by_kind, sizes = [], [], [], {k: [] for k in APPEARANCE_KINDS}, []
+    embs: list[np.ndarray] = []
+    kinds: list[int] = []
+    faces: list[int] = []
+    colours_by_kind: dict[str, list[np.ndarray]] = {k: [] for k in APPEARANCE_KINDS}
+    sizes: list[tuple[str, float]] = []
     for n, (frame, coins) in enumerate(examples):
         validate_frame(frame)
         if not coins:

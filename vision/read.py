@@ -20,7 +20,10 @@ from vision.types import DIE_KINDS, Detection, TableObservation
 class CalibrationLike(Protocol):
     """What ``read_table`` needs of a calibration (``vision.calibration.Calibration`` has it)."""
 
-    mm_per_px: float
+    @property
+    def mm_per_px(self) -> float:
+        """Millimetres per frame pixel at the table's centre."""
+        ...
 
     def image_to_table(self, points: Any) -> Any:
         """Frame pixels (N x 2) to table millimetres (N x 2)."""

@@ -230,3 +230,17 @@ def test_overlay_is_a_copy() -> None:
     dets, _ = find_coins(img, CoinParams())
     out = draw_coins(img, dets)
     assert np.array_equal(img, before) and not np.array_equal(out, img)
+
+
+def test_leaning_and_on_edge_coins_are_flagged_not_read() -> None:
+    """An ellipse (a leaning coin) and a thin bar (a coin on edge) are reported as such, unread."""
+    img = synthetic_table([(300, 300, 60, SILVER), (600, 300, 60, COPPER)])
+    cv2.ellipse(img, (900, 500), (60, 25), 30, 0, 360, (40, 40, 40), -1, cv2.LINE_AA)
+    cv2.ellipse(img, (900, 500), (56, 22), 30, 0, 360, SILVER, -1, cv2.LINE_AA)
+    cv2.ellipse(img, (300, 700), (60, 6), -20, 0, 360, COPPER, -1, cv2.LINE_AA)
+    dets, _ = find_coins(img)
+    flagged = {d.flags: d for d in dets if d.flags}
+    assert set(flagged) == {("leaning",), ("on_edge",)}
+    assert all(d.value is None and d.confidence == 0.0 for d in flagged.values())
+    assert np.hypot(flagged[("leaning",)].center[0] - 900, flagged[("leaning",)].center[1] - 500) < 10
+    assert len([d for d in dets if not d.flags]) == 2
