@@ -1,8 +1,9 @@
 """Replay a recorded game (a ``fixtures/games/<name>/`` folder) as a frame source.
 
-A game folder holds ``game.json`` and the frame images it lists. Each entry of its ``frames``
-list names an image file (``file``), its timestamp in seconds (``t``) and optionally an
-``id`` and ``labels``; the labels travel in the frame's metadata. The source plays the frames
+A game folder holds ``game.json`` and the frame images it lists (fixtures/README.md). Each
+entry of its ``frames`` list names an image file (``image``, or ``file`` as the recorder
+writes it), its timestamp in seconds (``t``) and optionally an ``id`` (else the file's stem)
+and its labelled objects (``objects``, or ``labels``); the labels travel in the frame's metadata. The source plays the frames
 in order, either in real time (sleeping so that frame ``k`` comes ``t_k - t_0`` after the
 first) or as fast as possible, and raises ``EOFError`` after the last one.
 """
@@ -68,7 +69,8 @@ def frame_list(folder: Path, data: dict[str, Any]) -> list[ReplayFrame]:
             raise CameraError(f"replay: frame {number} of {folder}/game.json goes back in time ({stamp} < {last})")
         last = float(stamp)
         frame_id = str(entry.get("id", entry.get("frame_id", Path(name).stem)))
-        frames.append(ReplayFrame(folder / name, float(stamp), frame_id, entry.get("labels")))
+        # Labels: ``objects`` in the fixtures' format (fixtures/README.md), ``labels`` from a Recorder.
+        frames.append(ReplayFrame(folder / name, float(stamp), frame_id, entry.get("labels", entry.get("objects"))))
     return frames
 
 

@@ -400,12 +400,13 @@ def open_table(
     if game is not None and recorded.get("game") not in (None, game):
         # Another game played over a recording: its players and options do not apply.
         recorded = {key: value for key, value in recorded.items() if key not in ("players", "options", "first", "decisions")}
+    config = recorded.get("config") if isinstance(recorded.get("config"), dict) else {}
     game = game or recorded.get("game")
-    players = list(players or recorded.get("players") or [])
+    players = list(players or recorded.get("players") or config.get("players") or [])
     if options is None:
-        options = dict(recorded.get("options") or {})
-    if first is None and recorded.get("first"):
-        first = str(recorded["first"])
+        options = dict(recorded.get("options") or config.get("options") or {})
+    if first is None and (recorded.get("first") or config.get("first")):
+        first = str(recorded.get("first") or config.get("first"))
     if calibration is None:
         calibration = find_calibration(source, recorded, db)
     store = MatchStore(db)
@@ -523,7 +524,8 @@ class LabelReader:
 class RecordedTablet:
     """Takes a replayed game's recorded tablet decisions at their recorded moments.
 
-    Each decision is ``{"action": "keep", "after_frame": "0042"}`` (an action), or
+    Each decision is ``{"action": "keep", "after_frame": "0042"}`` (an action; the fixtures
+    write ``"frame"``, an index or an id, for ``after_frame``), or
     ``{"answer": "heads", ...}`` (the answer to the pending question), or ``{"undo": true}``.
     A decision with ``after_frame`` waits until that frame has been read; one without waits
     until a player (not chance) is to act and nothing is pending. Decisions already in the
@@ -541,7 +543,9 @@ class RecordedTablet:
             if done >= len(self.decisions):
                 return
             decision = self.decisions[done]
-            after = decision.get("after_frame")
+            after = decision.get("after_frame", decision.get("frame"))
+            if isinstance(after, int) and 0 <= after < len(self.source.frames):
+                after = self.source.frames[after].frame_id  # the fixtures name frames by index
             if after is not None:
                 try:
                     if self.source.index_of(str(after)) >= self.source.position:
