@@ -400,7 +400,7 @@ def open_table(
     if game is not None and recorded.get("game") not in (None, game):
         # Another game played over a recording: its players and options do not apply.
         recorded = {key: value for key, value in recorded.items() if key not in ("players", "options", "first", "decisions")}
-    config = recorded.get("config") if isinstance(recorded.get("config"), dict) else {}
+    config: dict[str, Any] = recorded["config"] if isinstance(recorded.get("config"), dict) else {}
     game = game or recorded.get("game")
     players = list(players or recorded.get("players") or config.get("players") or [])
     if options is None:
