@@ -55,6 +55,8 @@ def parse_coinage(text: str) -> str | tuple[int, ...]:
         if text.lower() == name.lower():
             return name
     words = [w for w in re.split(r"[,\s]+", text) if w]
+    if re.search(r"[A-Za-z]", text) and not re.search(r"\d", text):
+        raise ValueError(f"no coinage is called {text!r}; the coinages are {', '.join(COINAGES)}, or custom values like 1,1,5,5,10")
     if not words or not all(re.fullmatch(r"\d+", w) for w in words):
         raise ValueError("a custom coinage lists coin values in cents, e.g. 1,1,5,5,10")
     values = tuple(sorted(int(w) for w in words))
@@ -149,7 +151,7 @@ class Put(Action):
 def _coinage_option() -> OptionSpec:
     return OptionSpec(
         "pw.coinage", "Original", tuple(COINAGES), kind="custom", rule="PW-1.2", parse=parse_coinage,
-        help="The stash each player starts with: Original, Coprimes, Darlene, Nodimes, Sugar, Taylor, or custom cents like 1,1,5,5,10.",
+        help="The stash each player starts with: a named coinage, or custom values in cents like 1,1,5,5,10.",
     )
 
 
