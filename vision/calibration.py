@@ -81,13 +81,18 @@ class Calibration:
         """The homography as a 3 x 3 array (a copy)."""
         return np.array(self.homography, dtype=np.float64)
 
+    @property
+    def inverse(self) -> NDArray[np.float64]:
+        """The inverse homography (table mm to pixels) as a 3 x 3 array."""
+        return _inv(self.matrix)
+
     def image_to_table(self, points: NDArray[np.float64] | Sequence[Sequence[float]]) -> NDArray[np.float64]:
         """Map ``N x 2`` frame pixels to ``N x 2`` table millimetres."""
         return _apply(self.matrix, points)
 
     def table_to_image(self, points: NDArray[np.float64] | Sequence[Sequence[float]]) -> NDArray[np.float64]:
         """Map ``N x 2`` table millimetres to ``N x 2`` frame pixels."""
-        return _apply(np.linalg.inv(self.matrix), points)
+        return _apply(self.inverse, points)
 
     def zone_of(self, point_mm: tuple[float, float]) -> str | None:
         """The id of the zone holding a point in table mm, or ``None`` outside every zone."""
@@ -189,6 +194,9 @@ class CalibrateParams:
     """Fewest corner markers to fit a homography from (3 markers give 12 points)."""
     max_residual_mm: float = 3.0
     """Largest allowed misfit of a marker corner; more means the sheet does not match the layout."""
+    max_side_error: float = 0.08
+    """Largest allowed error of a marker's side as fitted, as a share of its printed size (the
+    fit can absorb a wrong table size into a stretch; the markers' own size then comes out wrong)."""
     detect: DetectParams = field(default_factory=DetectParams)
     """Marker detection thresholds."""
 
@@ -206,11 +214,18 @@ def calibrate(frame: NDArray[np.uint8], layout: Layout, params: CalibrateParams 
             f"missing: {_describe_missing(found, layout.markers)}"
         )
     matrix, residual = fit_homography(found, layout.markers, layout.table_size_mm)
-    if residual > params.max_residual_mm:
+    sides = [
+        float(np.linalg.norm(b - a))
+        for quad in found.values()
+        for a, b in zip(_apply(matrix, quad), np.roll(_apply(matrix, quad), -1, axis=0))
+    ]
+    worst_side = max(sides, key=lambda side: abs(side - layout.markers.size_mm))
+    if residual > params.max_residual_mm or abs(worst_side - layout.markers.size_mm) > params.max_side_error * layout.markers.size_mm:
         raise CalibrationError(
-            f"the markers are {residual:.1f} mm away from where the {layout.game} layout puts them "
-            f"({layout.table_size_mm[0]:.0f} x {layout.table_size_mm[1]:.0f} mm): was the sheet printed "
-            "at 100% for this game and player count?"
+            f"the markers do not fit the {layout.game} layout ({layout.table_size_mm[0]:.0f} x "
+            f"{layout.table_size_mm[1]:.0f} mm): corners up to {residual:.1f} mm off, a marker side measures "
+            f"{worst_side:.1f} mm instead of {layout.markers.size_mm:.0f} mm; was the sheet printed at 100% "
+            "for this game and player count?"
         )
     height, width = frame.shape[:2]
     return Calibration(
@@ -422,6 +437,10 @@ def _apply(matrix: NDArray[np.float64], points: NDArray[np.float64] | Sequence[S
     return result
 
 
+def _inv(matrix: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.asarray(np.linalg.inv(matrix), dtype=np.float64)
+
+
 def _local_scale(matrix: NDArray[np.float64], point_px: tuple[float, float]) -> float:
     x, y = float(point_px[0]), float(point_px[1])
     pts = _apply(matrix, np.array([(x, y), (x + 1.0, y), (x, y + 1.0)]))
@@ -431,7 +450,7 @@ def _local_scale(matrix: NDArray[np.float64], point_px: tuple[float, float]) -> 
 
 def _centre_scale(matrix: NDArray[np.float64], table_size_mm: tuple[float, float]) -> float:
     centre_mm = np.array([[table_size_mm[0] / 2.0, table_size_mm[1] / 2.0]])
-    centre_px = _apply(np.linalg.inv(matrix), centre_mm)[0]
+    centre_px = _apply(_inv(matrix), centre_mm)[0]
     return _local_scale(matrix, (float(centre_px[0]), float(centre_px[1])))
 
 

@@ -109,6 +109,11 @@ class DetectParams:
     """When looking near an expected position, search this many marker sizes around it."""
 
 
+def as_u8(image: object) -> NDArray[np.uint8]:
+    """The same pixels typed as uint8 (OpenCV's stubs return untyped arrays; no copy for uint8 input)."""
+    return np.asarray(image, dtype=np.uint8)
+
+
 def dictionary() -> cv2.aruco.Dictionary:
     """OpenCV's ``DICT_4X4_50`` dictionary."""
     return cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
@@ -132,8 +137,7 @@ def to_gray(frame: NDArray[np.uint8]) -> NDArray[np.uint8]:
         raise ValueError(f"frame must be a BGR or grey uint8 image, not {frame.dtype} {frame.shape}")
     if frame.ndim == 2:
         return frame.copy()
-    gray: NDArray[np.uint8] = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    return gray
+    return as_u8(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
 
 
 def detect_markers(
@@ -216,8 +220,7 @@ def marker_image(marker_id: int, side_px: int) -> NDArray[np.uint8]:
         raise ValueError(f"marker id must be in 0..49 ({DICTIONARY_NAME}), not {marker_id}")
     if side_px < 6:
         raise ValueError(f"a marker needs at least 6 pixels a side, not {side_px}")
-    image: NDArray[np.uint8] = cv2.aruco.generateImageMarker(dictionary(), marker_id, side_px)
-    return image
+    return as_u8(cv2.aruco.generateImageMarker(dictionary(), marker_id, side_px))
 
 
 # -- drawing the play area (the printed sheet, and synthetic views for tests) ---------------
@@ -360,7 +363,6 @@ def render_view(
     # Sheet pixel u has its centre at (u + 0.5) / px_per_mm mm (see render_table).
     sheet_to_mm = np.array([[1.0 / px_per_mm, 0.0, 0.5 / px_per_mm], [0.0, 1.0 / px_per_mm, 0.5 / px_per_mm], [0.0, 0.0, 1.0]])
     warp = np.asarray(table_to_image, dtype=np.float64) @ sheet_to_mm
-    frame: NDArray[np.uint8] = cv2.warpPerspective(
+    return as_u8(cv2.warpPerspective(
         sheet, warp, frame_size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=background
-    )
-    return frame
+    ))

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from vision.markers import zone_colour
+from vision.markers import as_u8, zone_colour
 from vision.types import BBox, Detection, TableObservation
 from vision.zones import zone_title
 
@@ -74,11 +74,10 @@ class ForcedMark:
     @property
     def centre(self) -> tuple[float, float]:
         """The object's centre in pixels."""
-        if len(self.source) == 4:
-            x, y, w, h = self.source  # type: ignore[misc]
-            return x + w / 2.0, y + h / 2.0
-        x, y = self.source  # type: ignore[misc]
-        return float(x), float(y)
+        values = [float(v) for v in self.source]
+        if len(values) == 4:
+            return values[0] + values[2] / 2.0, values[1] + values[3] / 2.0
+        return values[0], values[1]
 
 
 def _sizes(frame: Image, params: OverlayParams) -> tuple[float, int]:
@@ -172,7 +171,7 @@ def draw_zones(frame: Image, calibration: ZoneMap, highlight: Iterable[str] = ()
     outlines = [_zone_px(calibration, z) for z in zones]
     for zone_id, outline in zip(ids, outlines):
         cv2.fillPoly(tint, [outline], zone_colour(zone_id), cv2.LINE_AA)
-    image = cv2.addWeighted(tint, params.zone_alpha, image, 1.0 - params.zone_alpha, 0.0)
+    image = as_u8(cv2.addWeighted(tint, params.zone_alpha, image, 1.0 - params.zone_alpha, 0.0))
     for zone_id, outline in zip(ids, outlines):
         colour = params.highlight_colour if zone_id in wanted else zone_colour(zone_id)
         cv2.polylines(image, [outline], True, colour, line_px * (2 if zone_id in wanted else 1), cv2.LINE_AA)
@@ -236,7 +235,8 @@ def draw_forced_moves(
     for mark in marks:
         start = mark.centre
         end = _nearest_inside(calibration, zones[mark.target], start)
-        radius = max(text_px, (max(mark.source[2], mark.source[3]) / 2.0 + line_px) if len(mark.source) == 4 else text_px)  # type: ignore[misc]
+        size = [float(v) for v in mark.source]
+        radius = max(text_px, max(size[2], size[3]) / 2.0 + line_px) if len(size) == 4 else text_px
         s = (int(round(start[0])), int(round(start[1])))
         e = (int(round(end[0])), int(round(end[1])))
         cv2.circle(image, s, int(round(radius)) + line_px, (0, 0, 0), line_px + 2, cv2.LINE_AA)

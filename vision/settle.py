@@ -24,6 +24,8 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from vision.markers import as_u8
+
 ZONE_STATES = ("moving", "hand", "still", "settled")
 """Per-zone states: something moves in it, a hand is over it, quiet but not yet settled, settled."""
 TABLE_ZONE = "table"
@@ -175,7 +177,7 @@ class SettleDetector:
             return None
 
         p = self.params
-        diff = _channel_max(cv2.absdiff(current.colour, prev.colour))
+        diff = _channel_max(as_u8(cv2.absdiff(current.colour, prev.colour)))
         threshold = self._threshold(diff)
         motion = self._clean(diff > threshold)
         moving = int(np.count_nonzero(motion)) >= p.motion_min_px
@@ -210,7 +212,7 @@ class SettleDetector:
             self._set_all("settled")
             self.state = "settled"
             return None
-        creep = self._clean(_channel_max(cv2.absdiff(current.colour, self._anchor.colour)) > threshold)
+        creep = self._clean(_channel_max(as_u8(cv2.absdiff(current.colour, self._anchor.colour))) > threshold)
         if int(np.count_nonzero(creep)) >= p.creep_px:
             # Each step was below the threshold but together they add up: still creeping.
             self._anchor = prev
@@ -257,12 +259,12 @@ class SettleDetector:
         # Halving with INTER_LINEAR averages 2 x 2 blocks exactly and is much faster than
         # INTER_AREA; the last step to the working size is an area average.
         while small.shape[1] >= 2 * self._work_size[0]:
-            small = cv2.resize(small, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_LINEAR)
+            small = as_u8(cv2.resize(small, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_LINEAR))
         if (small.shape[1], small.shape[0]) != self._work_size:
-            small = cv2.resize(small, self._work_size, interpolation=cv2.INTER_AREA)
+            small = as_u8(cv2.resize(small, self._work_size, interpolation=cv2.INTER_AREA))
         k = self.params.blur_px
-        small = cv2.GaussianBlur(small, (k, k), 0) if k > 1 else small
-        gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        small = as_u8(cv2.GaussianBlur(small, (k, k), 0)) if k > 1 else small
+        gray = as_u8(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
         return _Frame(gray, small)
 
     def _threshold(self, diff: Gray) -> float:
@@ -275,8 +277,7 @@ class SettleDetector:
     def _clean(mask: NDArray[np.bool_]) -> NDArray[np.uint8]:
         """Drop isolated specks of noise: keep changes at least 2 x 2 px."""
         m = mask.astype(np.uint8)
-        result: NDArray[np.uint8] = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        return result
+        return as_u8(cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)))
 
     def _hand(self, current: _Frame, motion: NDArray[np.uint8], threshold: float, timestamp: float) -> NDArray[np.uint8] | None:
         """The mask of a hand in view, or ``None``."""
@@ -286,17 +287,17 @@ class SettleDetector:
         background = self._background
         if background is not None:
             # Colour change (largest over the channels) catches a hand as grey as the cloth.
-            delta = _channel_max(cv2.absdiff(current.colour, background.colour))
+            delta = _channel_max(as_u8(cv2.absdiff(current.colour, background.colour)))
             from_background = self._clean(delta > threshold * 1.5)
             if np.count_nonzero(from_background) > p.lighting_share * area:
                 # The light changed, not a hand: take the new look as the table's.
                 self._background = current
             else:
-                changed = cv2.bitwise_or(changed, from_background)
+                changed = as_u8(cv2.bitwise_or(changed, from_background))
         if np.count_nonzero(changed) < min(p.skin_area, p.hand_area) * area:
             self._frozen_since = None
             return None  # too little changed for any hand: skip the blob analysis
-        changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        changed = as_u8(cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8)))
         count, labels, stats, _centroids = cv2.connectedComponentsWithStats(changed, connectivity=8)
         if count <= 1:
             self._frozen_since = None
@@ -363,14 +364,14 @@ class SettleDetector:
         settled = self._background
         if settled is None:
             return False
-        creep = self._clean(_channel_max(cv2.absdiff(current.colour, settled.colour)) > threshold)
+        creep = self._clean(_channel_max(as_u8(cv2.absdiff(current.colour, settled.colour))) > threshold)
         return int(np.count_nonzero(creep)) >= self.params.creep_px
 
     def _changed_zones(self, current: _Frame, threshold: float) -> tuple[str, ...]:
         last = self._last_settled
         if last is None:
             return tuple(self._zone_masks)
-        delta = _channel_max(cv2.absdiff(current.colour, last.colour))
+        delta = _channel_max(as_u8(cv2.absdiff(current.colour, last.colour)))
         changed = self._clean(delta > threshold * 1.5).astype(bool)
         if int(np.count_nonzero(changed)) < self.params.change_min_px:
             return ()
@@ -381,5 +382,4 @@ class SettleDetector:
 def _channel_max(image: NDArray[np.uint8]) -> Gray:
     """The largest of the three channels, per pixel (numpy's ``max(axis=2)`` is slow here)."""
     b, g, r = cv2.split(image)
-    result: Gray = cv2.max(cv2.max(b, g), r)
-    return result
+    return as_u8(cv2.max(cv2.max(b, g), r))

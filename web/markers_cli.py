@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 """Paper sizes in millimetres (portrait)."""
-MARGIN_MM = 12.0
+MARGIN_MM = 10.0
 """Unprinted border on every page: printers cannot print to the edge, and labels go here."""
 MM_PER_INCH = 25.4
 
@@ -174,7 +174,7 @@ def _write_vertical(image: NDArray[np.uint8], text: str, x_mm: float, y_mm: floa
     (tw, th), base = cv2.getTextSize(text, font, scale, thick)
     strip = np.full((th + base + 4, tw + 4, 3), 255, np.uint8)
     cv2.putText(strip, text, (2, th + 2), font, scale, (40, 40, 40), thick, cv2.LINE_AA)
-    strip = cv2.rotate(strip, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    strip = np.asarray(cv2.rotate(strip, cv2.ROTATE_90_COUNTERCLOCKWISE), dtype=np.uint8)
     h, w = strip.shape[:2]
     x0 = int(round(x_mm * px_per_mm - w / 2.0))
     y0 = int(round(y_mm * px_per_mm - h / 2.0))
@@ -204,9 +204,9 @@ def _decorate(image: NDArray[np.uint8], layout: Layout, px_per_mm: float, name: 
     m = MARGIN_MM
     w_mm, h_mm = window[2] - window[0], window[3] - window[1]
     title = f"{layout.game} ({len(layout.players)} players): page {name} of {rows} x {cols}, true scale"
-    _write(image, title, m, m - 4.0, 3.5, px_per_mm)
+    _write(image, title, m, m - 2.5, 3.5, px_per_mm)
     # 100 mm scale bar under the printed area: a check that the printer kept the scale.
-    bar_y = m + h_mm + 4.0
+    bar_y = m + h_mm + 3.0
     x0, x1 = m, m + 100.0
     cv2.rectangle(image, (round(x0 * px_per_mm), round(bar_y * px_per_mm)), (round(x1 * px_per_mm), round((bar_y + 1.5) * px_per_mm)),
                   (0, 0, 0), -1)
@@ -223,10 +223,10 @@ def _decorate(image: NDArray[np.uint8], layout: Layout, px_per_mm: float, name: 
         _write_vertical(image, f"page {_page_name(row, col + 1)} goes here", m + w_mm + 5.0, m + h_mm / 2.0, 2.5, px_per_mm)
     if row > 0:
         _dashed(image, (m - 2.0, m), (m + w_mm + 2.0, m), px_per_mm)
-        _write(image, f"cut here, lay over {_page_name(row - 1, col)}", m + w_mm - 30.0, m - 4.0, 2.5, px_per_mm, centred=True)
+        _write(image, f"cut here, lay over {_page_name(row - 1, col)}", m + w_mm - 30.0, m - 2.5, 2.5, px_per_mm, centred=True)
     if row < rows - 1:
         _dashed(image, (m - 2.0, m + h_mm), (m + w_mm + 2.0, m + h_mm), px_per_mm)
-        _write(image, f"page {_page_name(row + 1, col)} goes here", m + w_mm - 30.0, m + h_mm + 8.5, 2.5, px_per_mm, centred=True)
+        _write(image, f"page {_page_name(row + 1, col)} goes here", m + w_mm - 20.0, m + h_mm + 7.5, 2.5, px_per_mm, centred=True)
 
 
 def _overview(layout: Layout, paper_mm: tuple[float, float], px_per_mm: float, cols: int, rows: int, cw: float,
@@ -244,8 +244,7 @@ def _overview(layout: Layout, paper_mm: tuple[float, float], px_per_mm: float, c
     fit = min(usable_w / width, (paper_mm[1] * 0.55) / height)
     small_ppm = px_per_mm * fit
     # Drawn at a larger label size, since the overview is shrunk.
-    picture = render_table(layout, small_ppm, style=SheetStyle(label_mm=8.0 / fit * 0.5, marker_label_mm=3.0 / fit * 0.6,
-                                                               outline_mm=2.0 / fit * 0.4))
+    picture = render_table(layout, small_ppm, style=SheetStyle(label_mm=8.0 / fit * 0.5, outline_mm=2.0 / fit * 0.4))
     top = m + 22.0
     x0, y0 = int(round(m * px_per_mm)), int(round(top * px_per_mm))
     image[y0:y0 + picture.shape[0], x0:x0 + picture.shape[1]] = picture
@@ -255,7 +254,8 @@ def _overview(layout: Layout, paper_mm: tuple[float, float], px_per_mm: float, c
             gx1, gy1 = m + min(width, (col + 1) * cw) * fit, top + min(height, (row + 1) * ch) * fit
             cv2.rectangle(image, (round(gx0 * px_per_mm), round(gy0 * px_per_mm)), (round(gx1 * px_per_mm), round(gy1 * px_per_mm)),
                           (150, 150, 255), max(1, round(0.4 * px_per_mm)), cv2.LINE_AA)
-            _write(image, _page_name(row, col), gx0 + 2.0, gy0 + 7.0, 5.0, px_per_mm, (90, 90, 230))
+            _write(image, _page_name(row, col), (gx0 + gx1) / 2.0, (gy0 + gy1) / 2.0 + 12.0, 6.0, px_per_mm, (120, 120, 240),
+                   centred=True)
     _write(image, f"{layout.game}: table layout for {len(layout.players)} players", m, m + 6.0, 6.0, px_per_mm, (0, 0, 0))
     _write(image, "Overview, NOT to scale. The pages after this one are at true scale.", m, m + 14.0, 3.5, px_per_mm)
     spec = layout.markers
