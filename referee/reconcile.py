@@ -127,6 +127,9 @@ def reconcile(state: State, seen: Sequence[Seen], confident: float = CONFIDENT) 
         return Discrepancy(tuple(problems))
     if not chance:
         return TableMatches(state.forced_moves())
+    if not _compare({z: expected[z] for z in throw_zones}, {z: observed[z] for z in throw_zones}, seen):
+        # Nothing thrown yet: the table waits for the throw exactly as the rules expect it.
+        return TableMatches(state.forced_moves())
     try:
         action = state.chance_from_table({z: observed[z] for z in throw_zones})
     except IllegalActionError as exc:

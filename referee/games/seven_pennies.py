@@ -259,6 +259,30 @@ class SevenPenniesState(State):
         target = complement(value, self.game.faces)
         return target if self._theatre[target - 1] else None
 
+    def chance_zones(self) -> tuple[str, ...]:
+        """A throw takes the Balcony's pennies (or dice) into the Theatre (SP-3.1)."""
+        return ("theatre", "balcony") if self._step == "throw" else ()
+
+    def chance_from_table(self, observed: Mapping[str, Sequence[Item]]) -> Action:
+        """The throw the camera saw: the faces of everything lying in the Theatre (SP-3.1, SPD-3).
+
+        :raises IllegalActionError: when the Theatre does not hold every object thrown.
+        """
+        game = self.game
+        theatre = list(observed.get("theatre", ()))
+        expected = self._to_throw()
+        if len(theatre) != expected or any(item.kind != game.kind for item in theatre):
+            who = game.players[self._cur]
+            kinds = {item.kind for item in theatre} - {game.kind}
+            extra = f" and {', '.join(sorted(kinds))} do not belong to this game" if kinds else ""
+            raise IllegalActionError(
+                f"{who} throws {game.objects(expected)}, but {len(theatre)} lie in the Theatre{extra}", "SP-3.1"
+            )
+        if game.dice:
+            return DiceThrow(tuple(sorted(int(item.value) for item in theatre if item.value is not None)))
+        heads = sum(1 for item in theatre if item.value == "heads")
+        return PennyThrow(heads, len(theatre) - heads)
+
     def _to_throw(self) -> int:
         """How many objects the next throw must show: the Balcony, plus the Theatre under A29 (b)."""
         return self._balcony + sum(self._theatre)

@@ -103,3 +103,23 @@ def test_a_missing_die_is_named() -> None:
     ruling = reconcile(state, dice("theatre", 2) + aside(4))
     assert isinstance(ruling, Discrepancy)
     assert "the Theatre is missing 1 die showing 3" in ruling.text()
+
+
+def test_a_table_waiting_for_the_throw_matches() -> None:
+    """Before the roll every die lies aside and the Theatre is empty: as expected, no discrepancy."""
+    state = sevens_turn()
+    assert isinstance(reconcile(state, aside(6)), TableMatches)
+
+
+def test_sp_table_after_gather_waits_for_the_next_throw() -> None:
+    """SP-3.5 then SP-3.1: the gathered tail in Jess's area, 6 pennies in the Balcony, Theatre empty."""
+    state = find_game("seven-pennies")(["Jess", "Kevin"]).new_state()
+    for text in ("designate Jess", "throw 3H 4T", "gather"):
+        state.apply(text)
+    seen = [Seen("penny", "tails", "gathered:Jess", 0.95, (), 0)]
+    seen += [Seen("penny", "heads" if i % 2 else "tails", "balcony", 0.9, (), i + 1) for i in range(6)]
+    ruling = reconcile(state, seen)
+    assert isinstance(ruling, TableMatches)
+    thrown = [Seen("penny", "tails", "gathered:Jess", 0.95, (), 0)]
+    thrown += [Seen("penny", "heads" if i < 5 else "tails", "theatre", 0.9, (), i + 1) for i in range(6)]
+    assert reconcile(state, thrown) == ChanceOutcome(state.game.parse_action("throw 5H 1T"))
