@@ -10,13 +10,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from web import markers_cli, matches_cli, play_cli, read_cli, serve_cli
+from web import demo_cli, markers_cli, matches_cli, play_cli, read_cli, serve_cli
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = argparse.ArgumentParser(prog="referee", description="A camera referee for coin-and-dice table games.")
     commands = parser.add_subparsers(dest="command", required=True)
+    demo_cli.add_parser(commands)
     play_cli.add_parser(commands)
     read_cli.add_parser(commands)
     serve_cli.add_parser(commands)

@@ -1,0 +1,134 @@
+"""``referee demo``: the embedded default — a recorded game replayed on the dashboard.
+
+No camera is needed: the replay source feeds the recorded frames of a game from
+``fixtures/games/`` through the whole referee (settle, vision, reconciliation, the match log),
+and the dashboard serves it at ``http://localhost:8080``. The replay pauses at each recorded
+player decision until someone taps it on the tablet (``--auto`` takes the recorded decisions
+itself, for a demo that plays on its own).
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+DEFAULT_GAME = "sp_t1"
+FIXTURE_GAMES = Path(__file__).resolve().parent.parent / "fixtures" / "games"
+
+
+def add_parser(commands: Any) -> None:
+    """Register the ``demo`` subcommand."""
+    demo = commands.add_parser("demo", help="replay a recorded game on the dashboard (no camera needed)")
+    demo.add_argument("--game", default=DEFAULT_GAME, help=f"a folder of fixtures/games (default {DEFAULT_GAME})")
+    demo.add_argument("--port", type=int, default=8080, help="dashboard port (default 8080)")
+    demo.add_argument("--host", default="0.0.0.0", help="dashboard address (default all)")
+    demo.add_argument("--pin", default="1234", help="the control PIN (default 1234)")
+    demo.add_argument("--read", choices=("vision", "labels"), default="vision",
+                      help="read frames with vision (default) or take the recorded labels")
+    demo.add_argument("--auto", action="store_true", help="take the recorded decisions instead of waiting for taps")
+    demo.add_argument("--db", help="match log (default: a fresh one in a temporary folder)")
+    demo.set_defaults(run=run_demo)
+
+
+def game_folder(name: str) -> Path:
+    """The recorded game ``name`` (a folder of fixtures/games, or a path).
+
+    :raises FileNotFoundError: naming the games there are.
+    """
+    path = Path(name)
+    if path.is_dir():
+        return path
+    folder = FIXTURE_GAMES / name
+    if not (folder / "game.json").is_file():
+        known = sorted(p.name for p in FIXTURE_GAMES.iterdir() if (p / "game.json").is_file()) if FIXTURE_GAMES.is_dir() else []
+        raise FileNotFoundError(f"no recorded game {name!r}; the games are: {', '.join(known) or 'none (is fixtures/ there?)'}")
+    return folder
+
+
+def open_demo(name: str, db: str, read: str = "vision", auto: bool = False, realtime: bool = True) -> Any:
+    """The table service replaying game ``name``, waiting for players' taps unless ``auto``."""
+    from web.service import open_table
+
+    folder = game_folder(name)
+    service = open_table(f"replay:{folder}", db, new=True, realtime=realtime, read=read)
+    decisions = service.source.game.get("decisions") if service.source is not None else None
+    if not auto and decisions:
+        service.tablet = WaitForPlayers(decisions, service.source)
+    return service
+
+
+class WaitForPlayers:
+    """Holds the replay at each recorded decision until the players have made a decision.
+
+    The recorded decisions say after which frame each was taken; the replay does not run past
+    that frame until the match log holds as many player decisions, so throws recorded after a
+    decision are read only once the tablet has made it.
+    """
+
+    def __init__(self, decisions: Sequence[Mapping[str, Any]], source: Any, poll: float = 0.05) -> None:
+        self.decisions = list(decisions)
+        self.source = source
+        self.poll = poll
+
+    def __call__(self, service: Any) -> None:
+        waited = False
+        stop: threading.Event | None = getattr(service, "_stop", None)
+        while stop is None or not stop.is_set():
+            done = sum(1 for e in service.match.events if e.actor in ("tablet", "players") and e.kind != "ruling")
+            if done >= len(self.decisions) or not self._due(self.decisions[done]):
+                break
+            waited = True
+            time.sleep(self.poll)
+        if waited:
+            self.source.seek(self.source.position)  # real-time pacing restarts after the pause
+
+    def _due(self, decision: Mapping[str, Any]) -> bool:
+        after = decision.get("after_frame", decision.get("frame"))
+        if after is None:
+            return False
+        if isinstance(after, int) and 0 <= after < len(self.source.frames):
+            after = self.source.frames[after].frame_id
+        try:
+            return bool(self.source.index_of(str(after)) < self.source.position)
+        except KeyError:
+            return False
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    """Run ``referee demo`` until interrupted; returns the exit status."""
+    from waitress.server import create_server  # type: ignore[import-untyped]
+
+    from referee import ConfigError
+    from web.app import create_app
+
+    db = args.db or str(Path(tempfile.mkdtemp(prefix="referee-demo-")) / "matches.db")
+    try:
+        service = open_demo(args.game, db, read=args.read, auto=args.auto)
+    except (FileNotFoundError, ConfigError, ValueError) as exc:
+        print(f"referee: {exc}", file=sys.stderr)
+        return 2
+    app = create_app({"REFEREE_SERVICE": service, "REFEREE_PIN": args.pin})
+    server = create_server(app, host=args.host, port=args.port, threads=16)
+    host = "localhost" if args.host in ("0.0.0.0", "::") else args.host
+    print(f"Demo: {service.match.state.game.title} replayed from {args.game}.")
+    print(f"Open http://{host}:{server.effective_port}/ on a tablet or browser; control PIN {args.pin}. Ctrl-C stops.")
+    sys.stdout.flush()
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    service.start()
+    threading.Thread(target=server.run, name="dashboard", daemon=True).start()
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        service.stop()
+        server.close()
+    return 0
