@@ -595,5 +595,8 @@ def _markers_from_json(raw: Any) -> MarkerSpec | None:
 
 def _compact_numbers(text: str) -> str:
     """Put short lists of numbers (points, rows, sizes) on one line, so the file stays readable."""
-    pattern = re.compile(r"\[\s*(-?[\d.eE+-]+(?:,\s*-?[\d.eE+-]+)*)\s*\]")
-    return pattern.sub(lambda m: "[" + ", ".join(part.strip() for part in m.group(1).split(",")) + "]", text)
+    numbers = re.compile(r"\[\s*(-?[\d.eE+-]+(?:,\s*-?[\d.eE+-]+)*)\s*\]")
+    text = numbers.sub(lambda m: "[" + ", ".join(part.strip() for part in m.group(1).split(",")) + "]", text)
+    # Then a list of such lists (a polygon, the homography's rows) on one line too.
+    points = re.compile(r"\[\s*(\[[^\[\]\n]*\](?:,\s*\[[^\[\]\n]*\])*)\s*\]")
+    return points.sub(lambda m: "[" + re.sub(r",\s+\[", ", [", m.group(1)) + "]", text)
