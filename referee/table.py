@@ -71,6 +71,10 @@ class Item:
 
     def describe(self, count: int = 1) -> str:
         """``Item("penny", "heads").describe(2) == "2 heads"``."""
+        if self.ident is not None and self.kind.startswith("d") and self.kind[1:].isdigit():
+            # A tracked die (FLIP) is named by its id: "die 5 (a 6)".
+            shown = f" (a {self.value})" if self.value is not None else ""
+            return f"die {self.ident}{shown}" if count == 1 else f"{count} × die {self.ident}{shown}"
         if self.kind == "penny" and self.value in FACE_WORDS:
             word = FACE_WORDS[str(self.value)][count != 1]
         elif self.kind.startswith("d") and self.kind[1:].isdigit():

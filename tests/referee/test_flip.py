@@ -118,7 +118,7 @@ def test_fl_t2_change_keeps_b_in_the_round() -> None:
     assert state.label(Take((10,))) == "Take die 10 (showing 2): B then holds 1 die"
     state.apply("take 10")
     assert faces(state, 1) == [2] and state.current_player_name() == "B" and state.phase() == "turn"
-    assert [str(m) for m in state.forced_moves()] == ["Move 1 die showing 2 10 from the middle to B's area (FL-4.2)"]
+    assert [str(m) for m in state.forced_moves()] == ["Move die 10 (a 2) from the middle to B's area (FL-4.2)"]
 
 
 def win_round(state: FlipState, winner: int) -> None:
@@ -294,7 +294,7 @@ def test_fl_4_2_change_rules() -> None:
     from the middle; the tap moves the die to the middle and clears the tapper's locks."""
     state = new_state()
     play(state, "roll 1 2 3 4 6 6 6 5 1 2", "flip 2", "tap 5", "take nothing", "tap 9")
-    assert [str(m) for m in state.forced_moves()] == ["Move 1 die showing 1 9 from B's area to the middle (FL-4.2)"]
+    assert [str(m) for m in state.forced_moves()] == ["Move die 9 (a 1) from B's area to the middle (FL-4.2)"]
     assert state.locked(0) == ()
     play(state, "take nothing", "tap 1")  # B taps A's 1: FL-7.3, a tapped 1 brings no change
     assert legal_texts(state) == ["take nothing"]
