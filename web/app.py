@@ -34,6 +34,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.from_pyfile("referee.cfg", silent=True)
     if config:
         app.config.from_mapping(config)
+    app.json.sort_keys = False  # type: ignore[attr-defined]  # scores stay in seating order
 
     from web import api, dashboard
 

@@ -127,3 +127,24 @@ def test_spectator_sees_every_update_and_cannot_act(browser: Any, tablet: Any) -
         assert status == 403
         assert service.state.history()[-1].verb == "gather"
         spectator_context.close()
+
+
+def test_pennies_from_heaven_cards_entered_with_the_picker(tablet: Any) -> None:
+    """Issue 8: Pennies From Heaven is playable from the tablet, cards entered with a picker."""
+    service = FakeService(game="pennies-from-heaven", players=["N", "E", "S", "W"], first="N")
+    with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
+        page = tablet.new_page()
+        page.goto(server.url + "/")
+        unlock(page)
+        page.wait_for_selector("#cards:not([hidden])")
+        tap_option(page, "dealt yes no")
+        page.wait_for_function("document.querySelector('#prompt').textContent.includes('upcard')")
+        page.tap('#card-verbs button:text-is("upcard")')
+        page.tap('#card-ranks button:text-is("Q")')
+        page.tap('#card-suits button[title="suit H"]')
+        assert page.input_value("#manual-action") == "upcard QH"
+        page.tap("#manual button")
+        page.wait_for_function("document.querySelector('#prompt').textContent.includes('red three')")
+        assert_tablet_friendly(page)
+        screenshot(page, "pennies-from-heaven-picker")
+        assert [str(a) for a in service.state.history()][-1] == "upcard QH"

@@ -36,6 +36,7 @@ def test_state_for_a_spectator(client: FlaskClient) -> None:
     assert view["controller"] is False
     assert view["prompt"].startswith("Jess: throw the 7 pennies")
     assert view["scores"] == {"Jess": 0, "Kevin": 0}
+    assert list(view["scores"]) == ["Jess", "Kevin"], "scores in seating order"
 
 
 def test_spectator_cannot_act(client: FlaskClient) -> None:

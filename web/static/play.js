@@ -70,7 +70,10 @@ function render(next) {
     button.addEventListener("click", () => act(o.action));
     return button;
   }));
-  $("manual").hidden = !controller || !next.awaiting_chance;
+  const cardGame = next.game === "pennies-from-heaven";
+  $("manual").hidden = !controller || !(next.awaiting_chance || cardGame);
+  $("cards").hidden = !controller || !cardGame;
+  $("manual-action").placeholder = cardGame ? "meld 7H 7D 7C" : "throw 3H 4T";
 
   const question = next.question;
   $("question").hidden = !question;
@@ -165,6 +168,36 @@ $("login").addEventListener("submit", async (event) => {
     $("login-error").textContent = err.message;
   }
 });
+
+// Pennies From Heaven: cards are entered with a picker until a camera reads them.
+const CARD_VERBS = ["draw", "upcard", "red-threes", "take-pile", "meld", "add", "discard", "bury", "go-out", "ask", "answer", "reveal", "+"];
+const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "JK"];
+const SUITS = [["H", "♥"], ["D", "♦"], ["C", "♣"], ["S", "♠"]];
+let pendingRank = null;
+
+function pickerButton(text, title, onTap) {
+  const button = el("button", text);
+  button.type = "button";
+  button.title = title;
+  button.addEventListener("click", onTap);
+  return button;
+}
+
+function appendWord(word) {
+  const input = $("manual-action");
+  input.value = (input.value.trim() + " " + word).trim();
+}
+
+$("card-verbs").append(...CARD_VERBS.map((verb) => pickerButton(verb, `start: ${verb}`, () => {
+  if (verb === "+") appendWord("+"); else $("manual-action").value = verb;
+})));
+$("card-ranks").append(...RANKS.map((rank) => pickerButton(rank, `rank ${rank}`, () => {
+  if (rank === "JK") { appendWord("JK"); pendingRank = null; return; }
+  pendingRank = rank;
+})));
+$("card-suits").append(...SUITS.map(([suit, symbol]) => pickerButton(symbol, `suit ${suit}`, () => {
+  if (pendingRank) { appendWord(pendingRank + suit); pendingRank = null; }
+})));
 
 refresh();
 listen();
