@@ -189,6 +189,7 @@ def test_sp_6_3_parity_odd_balcony_never_booths_out(players: int) -> None:
     assert n % 2 == 1 and len(state.legal_actions()) == n + 1
     for throw in state.legal_actions():
         trial = state.copy()
+        assert isinstance(trial, SevenPenniesState)
         trial.apply(throw)
         assert isinstance(throw, PennyThrow) and (throw.heads - throw.tails - n) % 2 == 0
         assert trial.phase() == "decide" and sum(trial.theatre().values()) == abs(throw.heads - throw.tails) >= 1
