@@ -32,6 +32,7 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import cv2
@@ -123,12 +124,11 @@ class CalibrationCase:
     tilt_deg: float = 0.0
 
 
-def synthetic_calibration_cases(count: int, seed: int = 7) -> list[CalibrationCase]:
+def synthetic_calibration_cases(count: int, seed: int = 7) -> Iterator[CalibrationCase]:
     """Marked sheets of every game, seen by random cameras (tilt <= 15 degrees)."""
     rng = np.random.default_rng(seed)
     games = [("seven-pennies", 2), ("seven-pennies", 4), ("seven-pennies", 6), ("sevens", 3), ("pennywise", 4),
              ("flip", 2), ("pennies-from-heaven", 4)]
-    cases = []
     for i in range(count):
         game, players = games[i % len(games)]
         layout = default_layout(game, players)
@@ -142,9 +142,7 @@ def synthetic_calibration_cases(count: int, seed: int = 7) -> list[CalibrationCa
         frame = render_view(layout, table_to_image, size, background=cloth)  # type: ignore[arg-type]
         frame = camera_effects(frame, rng, noise=float(rng.uniform(1, 6)), blur=float(rng.uniform(0, 1.2)),
                                jpeg=int(rng.integers(60, 95)), light=float(rng.uniform(0, 0.5)))
-        cases.append(CalibrationCase(f"synthetic-{i:03d}-{game}-{players}p", frame, layout,
-                                     np.linalg.inv(table_to_image), tilt))
-    return cases
+        yield CalibrationCase(f"synthetic-{i:03d}-{game}-{players}p", frame, layout, np.linalg.inv(table_to_image), tilt)
 
 
 def fixture_layout(label: dict[str, object]) -> Layout | None:
@@ -282,7 +280,7 @@ def zone_points(layout: Layout, rng: np.random.Generator, per_zone: int = 20, in
     return points
 
 
-def bench_calibration(cases: list[CalibrationCase], seed: int = 11) -> CalibrationFigures:
+def bench_calibration(cases: Iterable[CalibrationCase], seed: int = 11) -> CalibrationFigures:
     """Calibrate every case, check corners and zones, then bump the camera and track it."""
     rng = np.random.default_rng(seed)
     figures = CalibrationFigures()
@@ -330,7 +328,7 @@ class Sequence:
     """Frames of a table in time order, with per-frame truth."""
 
     name: str
-    frames: list[Image]
+    frames: list[Image] | HeldFrames
     timestamps: list[float]
     busy: list[bool]
     """True where something moves or a hand is in view (no settled frame may be taken there)."""
@@ -590,31 +588,63 @@ def synthetic_sequence(kind: str, seed: int, size: tuple[int, int] = (1280, 960)
     return Sequence(f"{kind}-{seed}", frames, timestamps, busy, stretch)
 
 
-def fixture_sequences() -> list[Sequence]:
-    """Fixture games: ``fixtures/games/<name>/game.json`` frames with ``settled``/``hand_in_view`` labels."""
-    found: list[Sequence] = []
+class HeldFrames:
+    """Key frames each shown ``repeats[i]`` times, with fresh sensor noise on every repeat (made on demand)."""
+
+    def __init__(self, keys: list[Image], repeats: list[int], noise: float, seed: int) -> None:
+        self.keys, self.repeats, self.noise, self.seed = keys, repeats, noise, seed
+
+    def __len__(self) -> int:
+        return sum(self.repeats)
+
+    def __iter__(self) -> Iterator[Image]:
+        cv2.setRNGSeed(self.seed)
+        for key, count in zip(self.keys, self.repeats):
+            yield key
+            for _ in range(count - 1):
+                grain = np.empty(key.shape, np.float32)
+                cv2.randn(grain, 0.0, self.noise)
+                yield np.clip(key.astype(np.float32) + grain, 0, 255).astype(np.uint8)
+
+
+def fixture_sequences(fps: float = 10.0, noise: float = 2.0) -> Iterator[Sequence]:
+    """Fixture games (``fixtures/games/<name>/game.json``) as a camera would stream them, one by one.
+
+    The games hold key frames only (the hand over the coins, the coins in the air, the table
+    after each move), taken 0.15 to 1 s apart. A camera sees each of those moments for as long
+    as it lasts, so each key frame is held until the next one's time at ``fps`` frames a
+    second, with fresh sensor noise on every repeat. A repeat is busy when its key frame is
+    (a hand in view, an object flagged moving, or not labelled settled).
+    """
     games = ROOT / "fixtures" / "games"
     if not games.exists():
-        return found
-    for folder in sorted(p for p in games.iterdir() if (p / "game.json").exists()):
+        return
+    for number, folder in enumerate(sorted(p for p in games.iterdir() if (p / "game.json").exists())):
         labels = json.loads((folder / "game.json").read_text()).get("frames", [])
-        frames, busy, stamps = [], [], []
+        keys: list[Image] = []
+        repeats: list[int] = []
+        busy: list[bool] = []
+        stamps: list[float] = []
         for i, label in enumerate(labels):
             frame = cv2.imread(str(folder / label["image"]), cv2.IMREAD_COLOR)
             if frame is None:
                 break
-            frames.append(frame)
             moving = any("moving" in obj.get("flags", []) for obj in label.get("objects", []))
-            busy.append(bool(label.get("hand_in_view")) or moving or not label.get("settled", True))
-            stamps.append(float(label.get("t", i / 15.0)))
+            is_busy = bool(label.get("hand_in_view")) or moving or not label.get("settled", True)
+            start = float(label.get("t", i))
+            end = float(labels[i + 1].get("t", i + 1)) if i + 1 < len(labels) else start + 1.0
+            count = max(1, int(round((end - start) * fps)))
+            keys.append(frame)
+            repeats.append(count)
+            busy += [is_busy] * count
+            stamps += [start + r / fps for r in range(count)]
         throws = []
         for i in range(len(busy)):
             if busy[i] and (i + 1 == len(busy) or not busy[i + 1]):
-                end = next((j - 1 for j in range(i + 1, len(busy)) if busy[j]), len(busy) - 1)
-                throws.append((i, end))
-        if frames:
-            found.append(Sequence(f"fixture:{folder.name}", frames, stamps, busy, throws))
-    return found
+                end_quiet = next((j - 1 for j in range(i + 1, len(busy)) if busy[j]), len(busy) - 1)
+                throws.append((i, end_quiet))
+        if keys:
+            yield Sequence(f"fixture:{folder.name}", HeldFrames(keys, repeats, noise, 1000 + number), stamps, busy, throws)
 
 
 @dataclass
@@ -632,7 +662,7 @@ class SettleFigures:
     ms: list[float] = field(default_factory=list)
 
 
-def bench_settle(sequences: list[Sequence], params: SettleParams = SettleParams()) -> SettleFigures:
+def bench_settle(sequences: Iterable[Sequence], params: SettleParams = SettleParams()) -> SettleFigures:
     """Feed every sequence to a fresh detector and score its settled frames against the truth."""
     figures = SettleFigures()
     for seq in sequences:
@@ -713,23 +743,23 @@ def report(cal: CalibrationFigures, fixture_cal: CalibrationFigures, fixture_cal
         for failure in figures.failures[:10]:
             lines.append(f"  - failed: {failure}")
         lines.append("")
-    for title, figures in (("Synthetic sequences", settle), ("Fixture games", fixture_settle)):
+    for title, sfig in (("Synthetic sequences", settle), ("Fixture games", fixture_settle)):
         lines += [f"## Settle: {title}", ""]
-        if figures.sequences == 0:
+        if sfig.sequences == 0:
             lines += ["No sequences (no fixture games with per-frame settled labels were found).", ""]
             continue
-        lat = figures.latencies
+        lat = sfig.latencies
         lines += [
-            f"- Sequences: {figures.sequences}, frames: {figures.frames}, throws (quiet stretches after motion): {figures.throws}, "
-            f"hands that came and went touching nothing: {figures.unchanged}",
+            f"- Sequences: {sfig.sequences}, frames: {sfig.frames}, throws (quiet stretches after motion): {sfig.throws}, "
+            f"hands that came and went touching nothing: {sfig.unchanged}",
             f"- Latency, frames from the last motion or hand to the settled frame: median {statistics.median(lat):.0f}, "
             f"worst {max(lat)}" if lat else "- Latency: n/a",
-            f"- False settles (a settled frame taken while something moved or a hand was in view): {len(figures.false_settles)}",
-            f"- Missed throws (no settled frame before the next motion): {len(figures.missed)}",
-            f"- Extra settles (a second settled frame for one throw, or one when nothing changed): {len(figures.extra)}",
-            f"- Detector per frame (1280x960 in): {_ms(figures.ms)}",
+            f"- False settles (a settled frame taken while something moved or a hand was in view): {len(sfig.false_settles)}",
+            f"- Missed throws (no settled frame before the next motion): {len(sfig.missed)}",
+            f"- Extra settles (a second settled frame for one throw, or one when nothing changed): {len(sfig.extra)}",
+            f"- Detector per frame (1280x960 in): {_ms(sfig.ms)}",
         ]
-        for item in (figures.false_settles + figures.missed + figures.extra)[:12]:
+        for item in (sfig.false_settles + sfig.missed + sfig.extra)[:12]:
             lines.append(f"  - {item}")
         lines.append("")
     return "\n".join(lines)
@@ -749,7 +779,7 @@ def main(argv: list[str] | None = None) -> int:
     fixture_cal_test = bench_fixture_calibration(fixture_scenes("test"))
     kinds = ["throw", "move", "hover", "creep"]
     count = 8 if args.quick else 40
-    sequences = [synthetic_sequence(kinds[i % len(kinds)], seed=i) for i in range(count)]
+    sequences = (synthetic_sequence(kinds[i % len(kinds)], seed=i) for i in range(count))  # one at a time: memory
     settle = bench_settle(sequences)
     fixture_settle = bench_settle(fixture_sequences())
     command = "nice -n 19 .venv/bin/python benchmarks/table_bench.py" + (" --quick" if args.quick else "")

@@ -115,8 +115,8 @@ class SettleEvent:
 
 @dataclass
 class _Frame:
-    gray: Gray
     colour: NDArray[np.uint8]
+    """The frame shrunk to the working size and blurred (BGR)."""
 
 
 class SettleDetector:
@@ -264,8 +264,7 @@ class SettleDetector:
             small = as_u8(cv2.resize(small, self._work_size, interpolation=cv2.INTER_AREA))
         k = self.params.blur_px
         small = as_u8(cv2.GaussianBlur(small, (k, k), 0)) if k > 1 else small
-        gray = as_u8(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
-        return _Frame(gray, small)
+        return _Frame(small)
 
     def _threshold(self, diff: Gray) -> float:
         # The median change between two frames of a still table is the sensor noise; motion
@@ -282,7 +281,7 @@ class SettleDetector:
     def _hand(self, current: _Frame, motion: NDArray[np.uint8], threshold: float, timestamp: float) -> NDArray[np.uint8] | None:
         """The mask of a hand in view, or ``None``."""
         p = self.params
-        area = current.gray.size
+        area = current.colour.shape[0] * current.colour.shape[1]
         changed = motion.copy()
         background = self._background
         if background is not None:
