@@ -331,6 +331,12 @@ class State:
         chosen: Action = rng.choices(actions, weights=weights)[0]
         return chosen
 
+    def invalid_throw_instruction(self) -> str:
+        """What the table does after an invalid throw (G-3, A1, ``g.invalid_throw``)."""
+        if self.game.options.get("g.invalid_throw") == "rethrow_offending":
+            return "Throw again only what left the play area or did not land flat (A1)"
+        return "Pick up everything thrown and throw it all again (A1)"
+
     def chance_zones(self) -> tuple[str, ...]:
         """The zones a pending throw or roll changes (the Theatre and where the dice came from).
 

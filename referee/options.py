@@ -135,3 +135,10 @@ def parse_option_assignments(pairs: list[str]) -> dict[str, str]:
             raise ConfigError(f"option {pair!r} must be written key=value, e.g. sp.penalty_tie=none")
         options[key.strip()] = value.strip()
     return options
+
+
+INVALID_THROW = OptionSpec(
+    "g.invalid_throw", "rethrow_all", ("rethrow_all", "rethrow_offending"), rule="A1",
+    help="After an invalid throw (off the Theatre, on edge, cocked) throw everything again, or only the offending objects.",
+)
+"""``g.invalid_throw`` (RULES.md A1), shared by every game with throws or rolls."""

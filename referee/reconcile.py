@@ -101,12 +101,12 @@ def reconcile(state: State, seen: Sequence[Seen], confident: float = CONFIDENT) 
 
     unreadable = [s for s in seen if UNREADABLE_FLAGS & set(s.flags)]
     if unreadable:
-        return _unreadable(unreadable, throw_zones)
+        return _unreadable(unreadable, throw_zones, state.invalid_throw_instruction())
     outside = [s for s in seen if s.zone is None or s.zone not in expected]
     if outside and chance:
         refs = tuple(s.ref for s in outside)
-        return Discrepancy((Problem(f"{_count(len(outside), 'object')} landed outside the play area: "
-                                    "throw again (G-3)", None, refs, "G-3"),), rethrow=True)
+        return Discrepancy((Problem(f"{_count(len(outside), 'object')} landed outside the play area. "
+                                    f"{state.invalid_throw_instruction()}", None, refs, "G-3"),), rethrow=True)
     unsure = [s for s in seen if _face_matters(s, expected, throw_zones) and (s.value is None or s.confidence < confident)]
     if unsure:
         return _question(unsure)
@@ -152,7 +152,7 @@ def _face_matters(s: Seen, expected: dict[str, tuple[Item, ...]], throw_zones: s
     return any(item.value is not None for item in expected.get(s.zone or "", ()))
 
 
-def _unreadable(objects: list[Seen], throw_zones: set[str]) -> Discrepancy:
+def _unreadable(objects: list[Seen], throw_zones: set[str], instruction: str) -> Discrepancy:
     problems = []
     for s in objects:
         flag = next(f for f in s.flags if f in UNREADABLE_FLAGS)
@@ -161,7 +161,7 @@ def _unreadable(objects: list[Seen], throw_zones: set[str]) -> Discrepancy:
         problems.append(Problem(f"a {s.kind} in {zone_title(s.zone or 'theatre')} {what}", s.zone, (s.ref,), "G-3"))
     rethrow = any(s.zone in throw_zones for s in objects)
     if rethrow:
-        problems.append(Problem("The throw is not valid: throw again (G-3, A1)", "theatre", (), "G-3"))
+        problems.append(Problem(f"The throw is not valid (G-3). {instruction}", "theatre", (), "G-3"))
     return Discrepancy(tuple(problems), rethrow=rethrow)
 
 

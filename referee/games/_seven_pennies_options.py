@@ -6,13 +6,10 @@ A helper of :mod:`referee.games.seven_pennies`; it registers nothing.
 
 from __future__ import annotations
 
-from referee.options import OptionSpec
+from referee.options import INVALID_THROW, OptionSpec
 
 SEVEN_PENNIES_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec(
-        "g.invalid_throw", "rethrow_all", ("rethrow_all", "rethrow_offending"), rule="A1",
-        help="After an invalid throw (off the Theatre, on edge, cocked) throw everything again, or only the offending objects.",
-    ),
+    INVALID_THROW,
     OptionSpec(
         "sp.coin_count", "3+2P", ("3+2P",), kind="int_or_choice", minimum=1, rule="A2",
         help="How many pennies (or dice) are in play: three plus two per player, or a house number.",

@@ -20,7 +20,7 @@ from typing import ClassVar
 from referee.actions import Action, Roll, parse_int
 from referee.core import CHANCE, Game, Outcome, State, Termination, register_game
 from referee.errors import IllegalActionError, InvalidActionError
-from referee.options import OptionSpec
+from referee.options import INVALID_THROW, OptionSpec
 from referee.table import Item, Move, player_zone, sorted_items
 
 DICE = 10
@@ -107,6 +107,7 @@ class FlipGame(Game):
     min_players = 2
     max_players = 2
     option_specs = (
+        INVALID_THROW,
         OptionSpec("fl.first_tie", "reroll", ("reroll", "previous_round_loser", "alternate"), rule="A47",
                    help="On equal roll totals both reroll, the previous round's loser starts, or the player who did not start the previous round starts."),
         OptionSpec("fl.lock_enabled", True, kind="bool", rule="A51",

@@ -20,7 +20,7 @@ from functools import lru_cache
 from referee.actions import Action, Keep, Reroll, Roll
 from referee.core import CHANCE, Game, Outcome, State, Termination, register_game
 from referee.errors import ConfigError, IllegalActionError
-from referee.options import OptionSpec
+from referee.options import INVALID_THROW, OptionSpec
 from referee.table import Item, Move
 
 DICE = 6
@@ -82,6 +82,7 @@ class Sevens(Game):
     title = "Sevens"
     min_players = 2
     option_specs = (
+        INVALID_THROW,
         OptionSpec("sv.rounds", None, kind="int", minimum=1, rule="SV-2.1",
                    help="How many rounds the table plays; there is no default, the table decides before play."),
         OptionSpec("sv.partial_reroll", False, kind="bool", rule="A62",

@@ -123,3 +123,14 @@ def test_sp_table_after_gather_waits_for_the_next_throw() -> None:
     thrown = [Seen("penny", "tails", "gathered:Jess", 0.95, (), 0)]
     thrown += [Seen("penny", "heads" if i < 5 else "tails", "theatre", 0.9, (), i + 1) for i in range(6)]
     assert reconcile(state, thrown) == ChanceOutcome(state.game.parse_action("throw 5H 1T"))
+
+
+def test_a1_invalid_throw_instruction_follows_the_option() -> None:
+    """A1 / g.invalid_throw: throw everything again, or only the offending objects."""
+    for value, words in (("rethrow_all", "throw it all again"), ("rethrow_offending", "Throw again only")):
+        state = find_game("sevens")(["A", "B"], {"sv.rounds": 1, "g.invalid_throw": value}).new_state()
+        state.apply("roll 6 6 6 6 6 6")
+        state.apply("roll 1 1 1 1 1 1")
+        seen = dice("theatre", 1, 2, 4, 6, 3) + [Seen("d6", 3, "theatre", 0.9, ("on_edge",), ref=9)]
+        ruling = reconcile(state, seen)
+        assert isinstance(ruling, Discrepancy) and ruling.rethrow and words in ruling.text()
