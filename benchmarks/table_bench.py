@@ -223,6 +223,8 @@ def bench_fixture_calibration(scenes: list[FixtureScene]) -> CalibrationFigures:
         corners = np.array([(0, 0), (width, 0), (width, height), (0, height)], dtype=np.float64)
         pixels = _distort(scene.label, corners)
         figures.corner_errors.append(float(np.max(np.linalg.norm(calibration.image_to_table(pixels) - corners, axis=1))))
+        grid = play_area_grid(scene.layout)
+        figures.area_errors.append(float(np.max(np.linalg.norm(calibration.image_to_table(_distort(scene.label, grid)) - grid, axis=1))))
         objects = scene.label.get("objects", [])
         assert isinstance(objects, list)
         for obj in objects:
@@ -249,6 +251,8 @@ class CalibrationFigures:
     cases: int = 0
     failures: list[str] = field(default_factory=list)
     corner_errors: list[float] = field(default_factory=list)
+    area_errors: list[float] = field(default_factory=list)
+    """Worst error over a 9 x 7 grid of points covering the play area."""
     zone_points: int = 0
     zone_correct: int = 0
     calibrate_ms: list[float] = field(default_factory=list)
@@ -264,6 +268,13 @@ def corner_error(calibration: Calibration, true_image_to_table: NDArray[np.float
     corners = np.array([(0, 0), (width, 0), (width, height), (0, height)], dtype=np.float64)
     pixels = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), np.linalg.inv(true_image_to_table)).reshape(-1, 2)
     return float(np.max(np.linalg.norm(calibration.image_to_table(pixels) - corners, axis=1)))
+
+
+def play_area_grid(layout: Layout) -> NDArray[np.float64]:
+    """A 9 x 7 grid of points over the play area, corners included (table mm)."""
+    width, height = layout.table_size_mm
+    gx, gy = np.meshgrid(np.linspace(0, width, 9), np.linspace(0, height, 7))
+    return np.stack([gx.ravel(), gy.ravel()], axis=1)
 
 
 def zone_points(layout: Layout, rng: np.random.Generator, per_zone: int = 20, inside_mm: float = 5.0) -> list[tuple[str, tuple[float, float]]]:
@@ -294,6 +305,9 @@ def bench_calibration(cases: Iterable[CalibrationCase], seed: int = 11) -> Calib
             continue
         figures.calibrate_ms.append((time.perf_counter() - start) * 1000)
         figures.corner_errors.append(corner_error(calibration, case.true_image_to_table))
+        grid = play_area_grid(case.layout)
+        grid_px = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), np.linalg.inv(case.true_image_to_table)).reshape(-1, 2)
+        figures.area_errors.append(float(np.max(np.linalg.norm(calibration.image_to_table(grid_px) - grid, axis=1))))
         true_table_to_image = np.linalg.inv(case.true_image_to_table)
         for zone_id, point in zone_points(case.layout, rng):
             pixel = cv2.perspectiveTransform(np.array([[point]], dtype=np.float64), true_table_to_image).reshape(2)
@@ -728,6 +742,8 @@ def report(cal: CalibrationFigures, fixture_cal: CalibrationFigures, fixture_cal
             f"- Frames: {figures.cases}; calibrated: {len(errs)}; failed: {len(figures.failures)}",
             f"- Corner error vs the true homography (play-area corners): median {statistics.median(errs):.2f} mm, "
             f"worst {max(errs):.2f} mm" if errs else "- Corner error: n/a",
+            f"- Error anywhere on the play area (9 x 7 grid): median of the per-frame worst {statistics.median(figures.area_errors):.2f} mm, "
+            f"worst {max(figures.area_errors):.2f} mm" if figures.area_errors else "- Error over the play area: n/a",
             f"- Zone assignment, points more than 5 mm inside a zone: {figures.zone_correct}/{figures.zone_points} "
             f"({100.0 * figures.zone_correct / max(1, figures.zone_points):.2f}%)",
             f"- `calibrate` per frame: {_ms(figures.calibrate_ms)}",

@@ -40,8 +40,99 @@ SOURCES = ("markers", "manual", "tracked")
 Matrix3 = tuple[tuple[float, float, float], tuple[float, float, float], tuple[float, float, float]]
 
 
+MAX_DISTORTION = 0.09
+"""The strongest lens distortion modelled: beyond it the model cannot be undone at the frame's corners."""
+
+
 class CalibrationError(ValueError):
     """A calibration could not be made, or a calibration file is wrong (the message names the field)."""
+
+
+@dataclass(frozen=True)
+class Lens:
+    """One-parameter radial lens distortion about the frame's centre.
+
+    A point ``u`` of the ideal (pinhole) picture appears at ``c + (u - c) * (1 + k * r**2)``, with
+    ``r = |u - c| / scale`` (``scale`` is half the frame's width). ``k = 0`` is a perfect lens.
+    """
+
+    k: float = 0.0
+    """Distortion strength: negative for barrel (wide-angle), positive for pincushion; at most
+    :data:`MAX_DISTORTION` either way (stronger barrel distortion folds over at the frame's corners)."""
+    centre: tuple[float, float] = (0.0, 0.0)
+    """The distortion's centre in pixels (the frame's centre)."""
+    scale: float = 1.0
+    """Pixels per unit of ``r`` (half the frame's width)."""
+
+    @classmethod
+    def for_frame(cls, k: float, frame_size: tuple[int, int] | None) -> Lens:
+        """The lens of strength ``k`` centred on a frame of this size."""
+        if not k or frame_size is None:
+            return cls()
+        width, height = frame_size
+        return cls(k, ((width - 1) / 2.0, (height - 1) / 2.0), width / 2.0)
+
+    def distort(self, points: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Ideal pixels to where they appear in the frame."""
+        pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+        if not self.k:
+            return pts
+        d = (pts - self.centre) / self.scale
+        r2 = (d * d).sum(axis=1, keepdims=True)
+        result: NDArray[np.float64] = (d * (1.0 + self.k * r2)) * self.scale + self.centre
+        return result
+
+    def undistort(self, points: NDArray[np.float64] | Sequence[Sequence[float]]) -> NDArray[np.float64]:
+        """Frame pixels to where an ideal lens would have put them (Newton's method on the radius)."""
+        pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+        if not self.k:
+            return pts
+        d = (pts - self.centre) / self.scale
+        r_d = np.sqrt((d * d).sum(axis=1))
+        r = r_d.copy()
+        for _ in range(8):  # solve r + k r^3 = r_d
+            r = r - (r + self.k * r**3 - r_d) / (1.0 + 3.0 * self.k * r * r)
+        ratio = np.divide(r, r_d, out=np.ones_like(r), where=r_d > 1e-12)
+        result: NDArray[np.float64] = d * ratio[:, None] * self.scale + self.centre
+        return result
+
+
+def fit_lens(found: dict[int, Points], spec: MarkerSpec, table_size_mm: tuple[float, float],
+             frame_size: tuple[int, int], max_k: float = MAX_DISTORTION) -> Lens:
+    """The radial distortion that lets one homography fit every marker corner best.
+
+    Kept only when it clearly helps (the misfit drops by 40% and by 0.1 mm at least): with the
+    markers only at the corners, a small distortion is hard to tell from noise, and a perfect
+    lens is the safer guess. Needs all four markers.
+    """
+    if len(found) < 4:
+        return Lens()
+
+    def misfit(k: float) -> float:
+        lens = Lens.for_frame(k, frame_size)
+        image_pts = lens.undistort(np.concatenate([found[i] for i in sorted(found)]))
+        table_pts = np.concatenate([spec.corners_mm(i, table_size_mm) for i in sorted(found)])
+        matrix, _mask = cv2.findHomography(image_pts, table_pts, 0)
+        if matrix is None:
+            return math.inf
+        error = _apply(np.asarray(matrix, dtype=np.float64), image_pts) - table_pts
+        return float(np.sqrt((error * error).sum(axis=1).mean()))
+
+    grid = np.linspace(-max_k, max_k, 21)
+    scores = [misfit(float(k)) for k in grid]
+    best = int(np.argmin(scores))
+    low, high = float(grid[max(0, best - 1)]), float(grid[min(len(grid) - 1, best + 1)])
+    for _ in range(16):  # golden-section refinement between the grid's neighbours
+        a, b = low + (high - low) * 0.382, low + (high - low) * 0.618
+        if misfit(a) < misfit(b):
+            high = b
+        else:
+            low = a
+    k = (low + high) / 2.0
+    plain, fitted = misfit(0.0), misfit(k)
+    if fitted < 0.6 * plain and plain - fitted > 0.1:
+        return Lens.for_frame(round(k, 6), frame_size)
+    return Lens()
 
 
 @dataclass(frozen=True)
@@ -52,7 +143,8 @@ class Calibration:
     """
 
     homography: Matrix3
-    """3 x 3 homography from frame pixels to table millimetres (normalised so ``h[2][2] == 1``)."""
+    """3 x 3 homography from (undistorted, see :attr:`distortion`) frame pixels to table millimetres,
+    normalised so ``h[2][2] == 1``."""
     table_size_mm: tuple[float, float]
     """Width and height of the play area in millimetres."""
     zones: tuple[Zone, ...]
@@ -67,9 +159,18 @@ class Calibration:
     """``markers``, ``manual`` or ``tracked`` (see :data:`SOURCES`)."""
     game: str = ""
     """The layout's game, when made from a default layout (information only)."""
+    distortion: float = 0.0
+    """Radial lens distortion ``k`` (see :class:`Lens`); 0 for a lens taken as perfect."""
 
     def __post_init__(self) -> None:
         check_zones(self.zones)
+        if self.distortion and self.frame_size is None:
+            raise CalibrationError("a lens distortion needs the frame_size it was measured on")
+
+    @property
+    def lens(self) -> Lens:
+        """The lens model: where undistorted pixels lie in the frame."""
+        return Lens.for_frame(self.distortion, self.frame_size)
 
     @property
     def marker_ids(self) -> tuple[int, int, int, int] | None:
@@ -88,11 +189,11 @@ class Calibration:
 
     def image_to_table(self, points: NDArray[np.float64] | Sequence[Sequence[float]]) -> NDArray[np.float64]:
         """Map ``N x 2`` frame pixels to ``N x 2`` table millimetres."""
-        return _apply(self.matrix, points)
+        return _apply(self.matrix, self.lens.undistort(points))
 
     def table_to_image(self, points: NDArray[np.float64] | Sequence[Sequence[float]]) -> NDArray[np.float64]:
         """Map ``N x 2`` table millimetres to ``N x 2`` frame pixels."""
-        return _apply(self.inverse, points)
+        return self.lens.distort(_apply(self.inverse, points))
 
     def zone_of(self, point_mm: tuple[float, float]) -> str | None:
         """The id of the zone holding a point in table mm, or ``None`` outside every zone."""
@@ -110,7 +211,7 @@ class Calibration:
 
     def mm_per_px_at(self, point_px: tuple[float, float]) -> float:
         """Millimetres per pixel around one point of the frame (a tilted camera's scale varies)."""
-        return _local_scale(self.matrix, point_px)
+        return _local_scale(self.matrix, self.lens, point_px)
 
     def zone_outline_px(self, zone_id: str) -> NDArray[np.float64]:
         """A zone's outline in frame pixels (``N x 2``), for drawing and masking."""
@@ -130,7 +231,7 @@ class Calibration:
         return replace(
             self,
             homography=_as_matrix3(matrix),
-            mm_per_px=_centre_scale(matrix, self.table_size_mm),
+            mm_per_px=_centre_scale(matrix, self.lens, self.table_size_mm),
             source=source,
         )
 
@@ -145,6 +246,7 @@ class Calibration:
             "table_size_mm": [round(float(v), 2) for v in self.table_size_mm],
             "mm_per_px": round(float(self.mm_per_px), 6),
             "homography": [[float(f"{v:.10g}") for v in row] for row in self.homography],
+            "distortion": float(f"{self.distortion:.6g}"),
             "markers": None if self.markers is None else self.markers.to_json(),
             "zones": [zone.to_json() for zone in self.zones],
         }
@@ -194,6 +296,8 @@ class CalibrateParams:
     """Fewest corner markers to fit a homography from (3 markers give 12 points)."""
     max_residual_mm: float = 3.0
     """Largest allowed misfit of a marker corner; more means the sheet does not match the layout."""
+    fit_distortion: bool = True
+    """Also estimate the lens's radial distortion from the markers (kept only where it clearly helps)."""
     max_side_error: float = 0.08
     """Largest allowed error of a marker's side as fitted, as a share of its printed size (the
     fit can absorb a wrong table size into a stretch; the markers' own size then comes out wrong)."""
@@ -213,11 +317,13 @@ def calibrate(frame: NDArray[np.uint8], layout: Layout, params: CalibrateParams 
             f"found {len(found)} of the 4 corner markers, need at least {params.min_markers}; "
             f"missing: {_describe_missing(found, layout.markers)}"
         )
-    matrix, residual = fit_homography(found, layout.markers, layout.table_size_mm)
+    height, width = frame.shape[:2]
+    lens = fit_lens(found, layout.markers, layout.table_size_mm, (width, height)) if params.fit_distortion else Lens()
+    matrix, residual = fit_homography(found, layout.markers, layout.table_size_mm, lens)
     sides = [
         float(np.linalg.norm(b - a))
         for quad in found.values()
-        for a, b in zip(_apply(matrix, quad), np.roll(_apply(matrix, quad), -1, axis=0))
+        for a, b in zip(_apply(matrix, lens.undistort(quad)), np.roll(_apply(matrix, lens.undistort(quad)), -1, axis=0))
     ]
     worst_side = max(sides, key=lambda side: abs(side - layout.markers.size_mm))
     if residual > params.max_residual_mm or abs(worst_side - layout.markers.size_mm) > params.max_side_error * layout.markers.size_mm:
@@ -227,27 +333,27 @@ def calibrate(frame: NDArray[np.uint8], layout: Layout, params: CalibrateParams 
             f"{worst_side:.1f} mm instead of {layout.markers.size_mm:.0f} mm; was the sheet printed at 100% "
             "for this game and player count?"
         )
-    height, width = frame.shape[:2]
     return Calibration(
         homography=_as_matrix3(matrix),
         table_size_mm=layout.table_size_mm,
         zones=layout.zones,
-        mm_per_px=_centre_scale(matrix, layout.table_size_mm),
+        mm_per_px=_centre_scale(matrix, lens, layout.table_size_mm),
         markers=layout.markers,
         frame_size=(width, height),
         source="markers",
         game=layout.game,
+        distortion=lens.k,
     )
 
 
 def fit_homography(
-    found: dict[int, Points], spec: MarkerSpec, table_size_mm: tuple[float, float]
+    found: dict[int, Points], spec: MarkerSpec, table_size_mm: tuple[float, float], lens: Lens | None = None
 ) -> tuple[NDArray[np.float64], float]:
-    """Least-squares homography (pixels to mm) from found marker corners, and its worst misfit in mm.
+    """Least-squares homography (undistorted pixels to mm) from found marker corners, and its worst misfit in mm.
 
     :raises CalibrationError: for fewer than 4 points or a degenerate fit.
     """
-    image_pts = np.concatenate([found[i] for i in sorted(found)]).astype(np.float64)
+    image_pts = (lens or Lens()).undistort(np.concatenate([found[i] for i in sorted(found)]).astype(np.float64))
     table_pts = np.concatenate([spec.corners_mm(i, table_size_mm) for i in sorted(found)])
     if len(image_pts) < 4:
         raise CalibrationError("a homography needs at least one whole marker (4 corners)")
@@ -303,7 +409,7 @@ def calibrate_manual(
         homography=_as_matrix3(matrix),
         table_size_mm=(float(width_mm), float(height_mm)),
         zones=tuple(zones),
-        mm_per_px=_centre_scale(matrix, table_size_mm),
+        mm_per_px=_centre_scale(matrix, Lens(), table_size_mm),
         markers=None,
         frame_size=frame_size,
         source="manual",
@@ -378,16 +484,19 @@ def track(calibration: Calibration, frame: NDArray[np.uint8], params: TrackParam
     if not found:
         return TrackResult("unseen", calibration, None, seen, "no marker in view: is something covering them?")
     old = calibration.matrix
+    lens = calibration.lens
     shift = max(
-        float(np.max(np.linalg.norm(_apply(old, quad) - spec.corners_mm(i, table_size), axis=1)))
+        float(np.max(np.linalg.norm(calibration.image_to_table(quad) - spec.corners_mm(i, table_size), axis=1)))
         for i, quad in found.items()
     )
     if shift <= params.tolerance_mm:
         return TrackResult("steady", calibration, shift, seen)
     if len(found) >= params.min_markers_refit:
-        matrix, residual = fit_homography(found, spec, table_size)
+        matrix, residual = fit_homography(found, spec, table_size, lens)
     elif len(found) >= params.min_markers_correct:
-        matrix, residual = _similarity_correction(old, expected, found, spec, table_size)
+        straight = {i: lens.undistort(quad) for i, quad in found.items()}
+        before = {i: _apply(calibration.inverse, spec.corners_mm(i, table_size)) for i in found}
+        matrix, residual = _similarity_correction(old, before, straight, spec, table_size)
     else:
         return TrackResult(
             "moved", calibration, shift, seen,
@@ -441,17 +550,17 @@ def _inv(matrix: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.asarray(np.linalg.inv(matrix), dtype=np.float64)
 
 
-def _local_scale(matrix: NDArray[np.float64], point_px: tuple[float, float]) -> float:
+def _local_scale(matrix: NDArray[np.float64], lens: Lens, point_px: tuple[float, float]) -> float:
     x, y = float(point_px[0]), float(point_px[1])
-    pts = _apply(matrix, np.array([(x, y), (x + 1.0, y), (x, y + 1.0)]))
+    pts = _apply(matrix, lens.undistort(np.array([(x, y), (x + 1.0, y), (x, y + 1.0)])))
     du, dv = pts[1] - pts[0], pts[2] - pts[0]
     return float(math.sqrt(abs(du[0] * dv[1] - du[1] * dv[0])))
 
 
-def _centre_scale(matrix: NDArray[np.float64], table_size_mm: tuple[float, float]) -> float:
+def _centre_scale(matrix: NDArray[np.float64], lens: Lens, table_size_mm: tuple[float, float]) -> float:
     centre_mm = np.array([[table_size_mm[0] / 2.0, table_size_mm[1] / 2.0]])
-    centre_px = _apply(_inv(matrix), centre_mm)[0]
-    return _local_scale(matrix, (float(centre_px[0]), float(centre_px[1])))
+    centre_px = lens.distort(_apply(_inv(matrix), centre_mm))[0]
+    return _local_scale(matrix, lens, (float(centre_px[0]), float(centre_px[1])))
 
 
 def _as_matrix3(matrix: NDArray[np.float64]) -> Matrix3:
@@ -490,7 +599,8 @@ def _from_json(data: Any) -> Calibration:
         raise CalibrationError(f"field 'format' must be {FORMAT!r}, not {data.get('format')!r}")
     if data.get("version") != VERSION:
         raise CalibrationError(f"field 'version' must be {VERSION}, not {data.get('version')!r}")
-    known = {"format", "version", "source", "game", "frame_size", "table_size_mm", "mm_per_px", "homography", "markers", "zones"}
+    known = {"format", "version", "source", "game", "frame_size", "table_size_mm", "mm_per_px", "homography", "distortion",
+             "markers", "zones"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise CalibrationError(f"unknown field {unknown[0]!r}; the fields are: {', '.join(sorted(known))}")
@@ -525,10 +635,18 @@ def _from_json(data: Any) -> Calibration:
     inverse = np.linalg.inv(matrix)
     if float((inverse @ np.array([centre[0, 0], centre[0, 1], 1.0]))[2]) <= 0:
         raise CalibrationError("field 'homography' puts the table behind the camera")
+    distortion = data.get("distortion", 0.0)
+    if not _is_number(distortion) or abs(distortion) > MAX_DISTORTION:
+        raise CalibrationError(
+            f"field 'distortion' must be a number between -{MAX_DISTORTION} and {MAX_DISTORTION}, not {distortion!r}"
+        )
+    if distortion and frame_size is None:
+        raise CalibrationError("field 'frame_size' is needed when 'distortion' is not 0")
+    lens = Lens.for_frame(float(distortion), frame_size)
     mm_per_px = data["mm_per_px"]
     if not _is_number(mm_per_px) or not 0 < mm_per_px < 1000:
         raise CalibrationError(f"field 'mm_per_px' must be a positive number, not {mm_per_px!r}")
-    expected_scale = _centre_scale(matrix, table_size)
+    expected_scale = _centre_scale(matrix, lens, table_size)
     if abs(mm_per_px - expected_scale) > 0.05 * expected_scale:
         raise CalibrationError(
             f"field 'mm_per_px' is {mm_per_px:g} but the homography gives {expected_scale:.4g} at the table's centre"
@@ -564,6 +682,7 @@ def _from_json(data: Any) -> Calibration:
         frame_size=frame_size,
         source=source,
         game=game,
+        distortion=float(distortion),
     )
 
 

@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 
 from vision.calibration import (
+    CalibrateParams,
     Calibration,
     CalibrationError,
+    Lens,
     calibrate,
     calibrate_manual,
     track,
@@ -279,3 +281,51 @@ def test_track_a_manual_calibration_has_nothing_to_follow() -> None:
     calibration = calibrate_manual([(10, 10), (600, 12), (590, 450), (12, 440)], (500.0, 400.0))
     result = track(calibration, np.zeros((480, 640, 3), np.uint8))
     assert result.status == "no_markers" and result.calibration is calibration
+
+
+# -- lens distortion ---------------------------------------------------------------------------
+
+
+def distorted(frame: np.ndarray, k: float) -> np.ndarray:
+    """The frame as seen through a lens with radial distortion ``k`` (the :class:`Lens` model)."""
+    height, width = frame.shape[:2]
+    lens = Lens.for_frame(k, (width, height))
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
+    source = lens.undistort(np.stack([xs.ravel(), ys.ravel()], axis=1)).reshape(height, width, 2).astype(np.float32)
+    return cv2.remap(frame, source[:, :, 0], source[:, :, 1], cv2.INTER_LINEAR, borderValue=(60, 90, 50))
+
+
+@pytest.mark.parametrize("k", [-0.04, 0.03])
+def test_a_distorting_lens_is_measured_from_the_markers(k: float) -> None:
+    layout = default_layout("seven-pennies", 3)
+    table_to_image = camera(layout, 7.0, 20.0, coverage=0.9)
+    frame = noisy(distorted(render_view(layout, table_to_image, SIZE), k), seed=11)
+    calibration = calibrate(frame, layout)
+    assert calibration.distortion == pytest.approx(k, abs=0.01)
+    lens = Lens.for_frame(k, SIZE)
+    width, height = layout.table_size_mm
+    gx, gy = np.meshgrid(np.linspace(0, width, 9), np.linspace(0, height, 7))
+    grid = np.stack([gx.ravel(), gy.ravel()], axis=1)
+    seen = lens.distort(project(table_to_image, grid))
+    assert np.max(np.linalg.norm(calibration.image_to_table(seen) - grid, axis=1)) < 1.0
+    assert np.allclose(calibration.table_to_image(grid), seen, atol=2.0)
+    # Taken as a perfect lens, the same markers give millimetres of error inside the table.
+    plain = calibrate(frame, layout, CalibrateParams(fit_distortion=False))
+    assert plain.distortion == 0.0
+    assert np.max(np.linalg.norm(plain.image_to_table(seen) - grid, axis=1)) > 1.5
+
+
+def test_a_perfect_lens_stays_perfect() -> None:
+    layout = default_layout("sevens", 2)
+    for seed, tilt in enumerate((0.0, 8.0, 15.0)):
+        frame = noisy(render_view(layout, camera(layout, tilt, 100.0 * seed), SIZE), seed=seed)
+        assert calibrate(frame, layout).distortion == 0.0
+
+
+def test_lens_round_trip() -> None:
+    lens = Lens.for_frame(-0.09, SIZE)
+    points = np.array([[0.0, 0.0], [640.0, 480.0], [1279.0, 959.0], [100.0, 800.0]])
+    assert np.allclose(lens.distort(lens.undistort(points)), points, atol=1e-3)
+    assert Lens.for_frame(0.0, SIZE) == Lens() and np.array_equal(Lens().undistort(points), points)
+    with pytest.raises(CalibrationError, match="needs the frame_size"):
+        Calibration(((1, 0, 0), (0, 1, 0), (0, 0, 1)), (100.0, 100.0), (), 1.0, distortion=0.1)

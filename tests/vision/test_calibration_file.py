@@ -50,6 +50,20 @@ def test_the_file_is_small_and_readable(tmp_path: Path, calibration: Calibration
     assert data["markers"] == {"dictionary": "DICT_4X4_50", "ids": [0, 1, 2, 3], "size_mm": 40.0, "margin_mm": 8.0}
 
 
+def test_the_lens_distortion_is_saved(tmp_path: Path, calibration: Calibration) -> None:
+    from dataclasses import replace
+
+    bent = replace(calibration, distortion=-0.05)
+    bent = replace(bent, mm_per_px=bent.mm_per_px_at(tuple(bent.table_to_image(np.array([[280.0, 240.0]]))[0])))
+    path = tmp_path / "bent.json"
+    bent.save(path)
+    loaded = load_calibration(path)
+    assert loaded.distortion == -0.05
+    probe = np.array([[5.0, 5.0], [1270.0, 950.0]])
+    assert np.allclose(loaded.image_to_table(probe), bent.image_to_table(probe), atol=1e-3)
+    assert not np.allclose(loaded.image_to_table(probe), calibration.image_to_table(probe), atol=1.0)
+
+
 def test_a_manual_calibration_saves_without_markers(tmp_path: Path) -> None:
     made = calibrate_manual([(0, 0), (640, 0), (640, 480), (0, 480)], (500.0, 400.0))
     path = tmp_path / "manual.json"
@@ -83,6 +97,8 @@ def _edited(calibration: Calibration, change: Any) -> dict[str, Any]:
         (lambda d: d.update(frame_size=[1280.5, 960]), "field 'frame_size'"),
         (lambda d: d.update(source="guess"), "field 'source' must be one of markers, manual, tracked"),
         (lambda d: d.update(game=3), "field 'game' must be a string"),
+        (lambda d: d.update(distortion="barrel"), "field 'distortion' must be a number between -0.09 and 0.09"),
+        (lambda d: d.update(distortion=-0.05, frame_size=None), "field 'frame_size' is needed when 'distortion' is not 0"),
         (lambda d: d.update(markers=[0, 1, 2, 3]), "field 'markers' must be an object"),
         (lambda d: d["markers"].update(ids=[0, 1, 2]), "field 'markers.ids' must be 4 whole numbers"),
         (lambda d: d["markers"].update(ids=[0, 1, 1, 2]), "field 'markers.ids' must be 4 different ids"),
