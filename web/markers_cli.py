@@ -121,8 +121,10 @@ def sheet_pages(layout: Layout, paper: str, dpi: int) -> list[Page]:
         raise ValueError(f"paper must be one of {', '.join(PAPERS)}, not {paper!r}")
     px_per_mm = dpi / MM_PER_INCH
     paper_mm, cols, rows = page_grid(layout.table_size_mm, PAPERS[paper])
-    cw, ch = paper_mm[0] - 2 * MARGIN_MM, paper_mm[1] - 2 * MARGIN_MM
     width, height = layout.table_size_mm
+    # Equal tiles, not full pages and a sliver: every page is then mostly table, and a tile edge
+    # never runs through a corner marker (tiles are far wider than a marker and its margin).
+    cw, ch = width / cols, height / rows
     pages = [_overview(layout, PAPERS[paper], px_per_mm, cols, rows, cw, ch)]
     for row in range(rows):
         for col in range(cols):
@@ -213,7 +215,7 @@ def _decorate(image: NDArray[np.uint8], layout: Layout, px_per_mm: float, name: 
     for tick in range(0, 101, 10):
         tx = round((x0 + tick) * px_per_mm)
         cv2.line(image, (tx, round((bar_y - 1.0) * px_per_mm)), (tx, round((bar_y + 2.5) * px_per_mm)), (0, 0, 0), max(1, round(0.2 * px_per_mm)))
-    _write(image, "100 mm: check with a ruler", x1 + 3.0, bar_y + 2.0, 3.0, px_per_mm)
+    _write(image, "100 mm", x1 + 2.0, bar_y + 2.0, 3.0, px_per_mm)
     # Joins: cut along the dashed line on the left and top, lay the page over its neighbour's line.
     if col > 0:
         _dashed(image, (m, m - 2.0), (m, m + h_mm + 2.0), px_per_mm)
@@ -226,7 +228,7 @@ def _decorate(image: NDArray[np.uint8], layout: Layout, px_per_mm: float, name: 
         _write(image, f"cut here, lay over {_page_name(row - 1, col)}", m + w_mm - 30.0, m - 2.5, 2.5, px_per_mm, centred=True)
     if row < rows - 1:
         _dashed(image, (m - 2.0, m + h_mm), (m + w_mm + 2.0, m + h_mm), px_per_mm)
-        _write(image, f"page {_page_name(row + 1, col)} goes here", m + w_mm - 20.0, m + h_mm + 7.5, 2.5, px_per_mm, centred=True)
+        _write(image, f"page {_page_name(row + 1, col)} goes here", m + w_mm - 14.0, m + h_mm + 5.0, 2.5, px_per_mm, centred=True)
 
 
 def _overview(layout: Layout, paper_mm: tuple[float, float], px_per_mm: float, cols: int, rows: int, cw: float,
