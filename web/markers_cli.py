@@ -108,6 +108,23 @@ def page_grid(table_mm: tuple[float, float], paper_mm: tuple[float, float]) -> t
     return best[1], best[2], best[3]
 
 
+def tile_windows(layout: Layout, paper: str) -> tuple[tuple[float, float], int, int, list[tuple[float, float, float, float]]]:
+    """Paper orientation, grid (columns, rows) and each page's window on the table (``x0, y0, x1, y1`` mm).
+
+    The tiles are equal, not full pages and a sliver: every page is then mostly table, and a
+    tile edge never runs through a corner marker (tiles are far wider than a marker and its margin).
+
+    :raises ValueError: for an unknown paper size.
+    """
+    if paper not in PAPERS:
+        raise ValueError(f"paper must be one of {', '.join(PAPERS)}, not {paper!r}")
+    paper_mm, cols, rows = page_grid(layout.table_size_mm, PAPERS[paper])
+    width, height = layout.table_size_mm
+    cw, ch = width / cols, height / rows
+    windows = [(col * cw, row * ch, (col + 1) * cw, (row + 1) * ch) for row in range(rows) for col in range(cols)]
+    return paper_mm, cols, rows, windows
+
+
 def sheet_pages(layout: Layout, paper: str, dpi: int) -> list[Page]:
     """The overview page and the true-scale pages of a layout.
 
@@ -117,27 +134,21 @@ def sheet_pages(layout: Layout, paper: str, dpi: int) -> list[Page]:
 
     from vision.markers import render_table
 
-    if paper not in PAPERS:
-        raise ValueError(f"paper must be one of {', '.join(PAPERS)}, not {paper!r}")
+    paper_mm, cols, rows, windows = tile_windows(layout, paper)
     px_per_mm = dpi / MM_PER_INCH
-    paper_mm, cols, rows = page_grid(layout.table_size_mm, PAPERS[paper])
     width, height = layout.table_size_mm
-    # Equal tiles, not full pages and a sliver: every page is then mostly table, and a tile edge
-    # never runs through a corner marker (tiles are far wider than a marker and its margin).
     cw, ch = width / cols, height / rows
     pages = [_overview(layout, PAPERS[paper], px_per_mm, cols, rows, cw, ch)]
-    for row in range(rows):
-        for col in range(cols):
-            window = (col * cw, row * ch, min(width, (col + 1) * cw), min(height, (row + 1) * ch))
-            image = _blank(paper_mm, px_per_mm)
-            part = render_table(layout, px_per_mm, window)
-            # Whole pixels from the paper's edge, so the scale is exact and pages join exactly.
-            x0 = int(round(MARGIN_MM * px_per_mm))
-            y0 = x0
-            image[y0:y0 + part.shape[0], x0:x0 + part.shape[1]] = part
-            name = _page_name(row, col)
-            _decorate(image, layout, px_per_mm, name, row, col, rows, cols, window, cw, ch)
-            pages.append(Page(np.ascontiguousarray(image), paper_mm, window, name))
+    for index, window in enumerate(windows):
+        row, col = divmod(index, cols)
+        image = _blank(paper_mm, px_per_mm)
+        part = render_table(layout, px_per_mm, window)
+        # Whole pixels from the paper's edge, so the scale is exact and pages join exactly.
+        x0 = int(round(MARGIN_MM * px_per_mm))
+        image[x0:x0 + part.shape[0], x0:x0 + part.shape[1]] = part
+        name = _page_name(row, col)
+        _decorate(image, layout, px_per_mm, name, row, col, rows, cols, window)
+        pages.append(Page(np.ascontiguousarray(image), paper_mm, window, name))
     return pages
 
 
@@ -199,7 +210,7 @@ def _dashed(image: NDArray[np.uint8], a: tuple[float, float], b: tuple[float, fl
 
 
 def _decorate(image: NDArray[np.uint8], layout: Layout, px_per_mm: float, name: str, row: int, col: int, rows: int,
-              cols: int, window: tuple[float, float, float, float], cw: float, ch: float) -> None:
+              cols: int, window: tuple[float, float, float, float]) -> None:
     """Title, scale bar, and cut/join lines with the neighbours' names, in the page's margins."""
     import cv2
 

@@ -14,7 +14,7 @@ import pytest
 from vision.layouts import default_layout
 from vision.markers import MarkerSpec, SheetStyle, detect_markers, marker_image, render_table
 from web.cli import main
-from web.markers_cli import MARGIN_MM, page_grid, sheet_pages, with_png_dpi
+from web.markers_cli import MARGIN_MM, page_grid, sheet_pages, tile_windows, with_png_dpi
 
 
 def test_marker_corners_lie_where_the_spec_says() -> None:
@@ -171,3 +171,21 @@ def test_referee_markers_writes_pngs(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_referee_markers_bad_arguments(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(args) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+@pytest.mark.parametrize("game, players", [("seven-pennies", 2), ("seven-pennies", 8), ("sevens", 2), ("pennywise", 6),
+                                           ("flip", 2), ("pennies-from-heaven", 6)])
+def test_no_page_edge_runs_through_a_marker(game: str, players: int, paper: str) -> None:
+    layout = default_layout(game, players)
+    paper_mm, cols, rows, windows = tile_windows(layout, paper)
+    printable = (paper_mm[0] - 2 * MARGIN_MM, paper_mm[1] - 2 * MARGIN_MM)
+    for x0, y0, x1, y1 in windows:
+        assert x1 - x0 <= printable[0] + 1e-9 and y1 - y0 <= printable[1] + 1e-9
+        assert x1 - x0 > 0.6 * printable[0] or cols == 1  # no sliver pages
+    spec = layout.markers
+    for marker_id in spec.ids:
+        mx, my = spec.origin_mm(marker_id, layout.table_size_mm)
+        # The marker and its white margin lie whole on one page.
+        box = (mx - spec.margin_mm, my - spec.margin_mm, mx + spec.size_mm + spec.margin_mm, my + spec.size_mm + spec.margin_mm)
+        assert any(w[0] <= box[0] and box[2] <= w[2] and w[1] <= box[1] and box[3] <= w[3] for w in windows), marker_id
