@@ -246,9 +246,12 @@ class SettleDetector:
         if self.calibration is None:
             self._zone_masks[TABLE_ZONE] = np.ones((work[1], work[0]), dtype=bool)
         else:
+            # Zone outlines are in the pixels of the frames the calibration was made on.
+            made_on = getattr(self.calibration, "frame_size", None)
+            to_work = scale * (size[0] / made_on[0] if made_on else 1.0)
             for zone in self.calibration.zones:
                 zone_id = str(getattr(zone, "id"))
-                outline = self.calibration.zone_outline_px(zone_id) * scale
+                outline = self.calibration.zone_outline_px(zone_id) * to_work
                 mask = np.zeros((work[1], work[0]), dtype=np.uint8)
                 cv2.fillPoly(mask, [np.round(outline).astype(np.int32)], 1)
                 self._zone_masks[zone_id] = mask.astype(bool)

@@ -295,3 +295,20 @@ def test_input_frames_are_not_changed_and_events_hold_copies() -> None:
     assert all(np.array_equal(a, b) for a, b in zip(frames, copies))
     assert events[0].frame is not frames[3] and np.array_equal(events[0].frame, frames[3])
     assert math.isclose(events[0].timestamp, 0.3)
+
+
+def test_zone_masks_follow_the_frame_size() -> None:
+    # Calibrated on 1280 x 960 frames, fed 640 x 480 ones: the zones still land in place.
+    layout = default_layout("flip", 2)
+    big = calibrate_manual([(0, 0), (2 * W - 1, 0), (2 * W - 1, 2 * H - 1), (0, 2 * H - 1)], layout.table_size_mm,
+                           layout.zones, frame_size=(2 * W, 2 * H))
+    detector = SettleDetector(big)
+    mm = layout.zone("area:P2").centroid()
+    px = big.table_to_image(np.array([mm]))[0] / 2
+
+    def scene(img: np.ndarray, i: int) -> bool:
+        coin(img, px[0] + 10 * i, px[1])
+        return True
+
+    run(scene, 3, seed=12, detector=detector)
+    assert detector.zone_states == {"middle": "still", "area:P1": "still", "area:P2": "moving"}
