@@ -35,7 +35,9 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-N_RADII, N_ANGLES, PAD, INNER, OUTER, BASE_RADIUS = 16, 64, 8, 0.0, 0.97, 24
+INNER, OUTER = 0.0, 0.97
+N_RADII, N_ANGLES, PAD, BASE_RADIUS, NORMALISE = 16, 64, 8, 24, "zscore"
+"""Polar sampling; ``main`` may change them from the command line before anything is sampled."""
 FACES = ("heads", "tails")
 VALIDATION = frozenset(f"mmr_{n}.jpg" for n in (48, 49, 73, 74, 93))
 
@@ -43,7 +45,7 @@ VALIDATION = frozenset(f"mmr_{n}.jpg" for n in (48, 49, 73, 74, 93))
 class CoinNet(nn.Module):
     """Polar-image CNN: kind logits, face logits and an embedding."""
 
-    def __init__(self, n_kinds: int = len(APPEARANCE_KINDS), width: int = 16) -> None:
+    def __init__(self, n_kinds: int = len(APPEARANCE_KINDS), width: int = 16, n_radii: int = 16) -> None:
         super().__init__()
         w = width
         self.c1 = nn.Conv2d(1, w, 3, padding=(1, 0))
@@ -52,7 +54,7 @@ class CoinNet(nn.Module):
         self.b2 = nn.BatchNorm2d(2 * w)
         self.c3 = nn.Conv2d(2 * w, 4 * w, 3, padding=(1, 0))
         self.b3 = nn.BatchNorm2d(4 * w)
-        self.c4 = nn.Conv2d(4 * w, 4 * w, (N_RADII // 4, 1))
+        self.c4 = nn.Conv2d(4 * w, 4 * w, (n_radii // 4, 1))
         self.b4 = nn.BatchNorm2d(4 * w)
         self.kind = nn.Linear(4 * w, n_kinds)
         self.face = nn.Linear(4 * w, len(FACES))
@@ -119,6 +121,11 @@ def augment_batch(
                 # A light gradient across the coin.
                 gy, gx = np.mgrid[0 : g.shape[0], 0 : g.shape[1]].astype(np.float32) / max(1, g.shape[0])
                 g = g * (1 + rng.normal(0, 0.15) * (gx - 0.5) + rng.normal(0, 0.15) * (gy - 0.5))
+                if rng.random() < 0.3:
+                    # Glare: a bright soft spot somewhere on the coin.
+                    sx, sy = rng.uniform(0.25, 0.75, 2)
+                    spread = rng.uniform(0.05, 0.2)
+                    g = g + rng.uniform(40, 160) * np.exp(-((gx - sx) ** 2 + (gy - sy) ** 2) / (2 * spread**2))
                 g8 = np.clip(g, 0, 255).astype(np.uint8)
                 # Smaller coins: resample to a radius between 10 px and the real one.
                 target_r = rng.uniform(10.0, max(10.5, min(r, 60.0)))
@@ -142,7 +149,7 @@ def augment_batch(
                 dx, dy = polar_grid(N_RADII, N_ANGLES, PAD, INNER, OUTER)
                 c, s = np.cos(rot), np.sin(rot)
                 grid = ((c * dx - s * dy).astype(np.float32), (s * dx + c * dy).astype(np.float32))
-                xs.append(polar_samples(g8, [(ccx, ccy, rr)], grid, BASE_RADIUS)[0])
+                xs.append(polar_samples(g8, [(ccx, ccy, rr)], grid, BASE_RADIUS, NORMALISE)[0])
                 kinds.append(kind)
                 faces.append(face)
     return np.stack(xs), np.array(kinds), np.array(faces)
@@ -154,7 +161,7 @@ def plain(photos: list[tuple[np.ndarray, list[tuple[float, float, float, int, in
     xs, kinds, faces = [], [], []
     for img, coins in photos:
         gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-        xs.append(polar_samples(gray, [(c[0], c[1], c[2]) for c in coins], grid, BASE_RADIUS))
+        xs.append(polar_samples(gray, [(c[0], c[1], c[2]) for c in coins], grid, BASE_RADIUS, NORMALISE))
         kinds += [c[3] for c in coins]
         faces += [c[4] for c in coins]
     return np.concatenate(xs), np.array(kinds), np.array(faces)
@@ -182,7 +189,13 @@ def main() -> int:
     ap.add_argument("--copies", type=int, default=24, help="altered copies of each coin per epoch")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--resolution", type=int, nargs=3, default=[16, 64, 24], metavar=("RADII", "ANGLES", "BASE"))
+    ap.add_argument("--normalise", choices=("zscore", "rank"), default="rank")
     args = ap.parse_args()
+    global N_RADII, N_ANGLES, PAD, BASE_RADIUS, NORMALISE
+    N_RADII, N_ANGLES, BASE_RADIUS = args.resolution
+    PAD = N_ANGLES // 8
+    NORMALISE = args.normalise
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
@@ -192,7 +205,7 @@ def main() -> int:
     val = load_coins(args.data, "val")
     print(f"train photos {len(train)} coins {sum(len(c) for _, c in train)}; val photos {len(val)}", flush=True)
     vx, vk, vf = plain(val)
-    net = CoinNet()
+    net = CoinNet(n_radii=N_RADII)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-3)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=args.epochs * 100)
     steps = 0
@@ -251,6 +264,7 @@ def main() -> int:
         "inner": INNER,
         "outer": OUTER,
         "base_radius": BASE_RADIUS,
+        "normalise": NORMALISE,
         "kinds": list(APPEARANCE_KINDS),
         "faces": list(FACES),
         "face_temperature": round(t_face, 4),

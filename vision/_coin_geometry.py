@@ -234,13 +234,21 @@ def polar_grid(n_radii: int, n_angles: int, pad: int, inner: float, outer: float
 
 
 def polar_samples(
-    gray: np.ndarray, circles: list[tuple[float, float, float]], grid: tuple[np.ndarray, np.ndarray], base_radius: int
+    gray: np.ndarray,
+    circles: list[tuple[float, float, float]],
+    grid: tuple[np.ndarray, np.ndarray],
+    base_radius: int,
+    normalise: str = "zscore",
 ) -> np.ndarray:
     """Polar images of each circle (N x rows x cols, float32, zero mean and unit spread per coin).
 
     Each coin is first scaled so its radius is ``base_radius`` pixels (anti-aliased), so a
-    coin 30 or 300 pixels across gives the same picture.
+    coin 30 or 300 pixels across gives the same picture. ``normalise`` is ``zscore``
+    (subtract the mean, divide by the spread) or ``rank`` (each sample replaced by its rank
+    within the coin, so a dark worn penny and a bright one with glare look alike).
     """
+    if normalise not in ("zscore", "rank"):
+        raise ValueError(f"normalise must be 'zscore' or 'rank', got {normalise!r}")
     dx, dy = grid
     out = np.zeros((len(circles), *dx.shape), np.float32)
     h, w = gray.shape[:2]
@@ -257,8 +265,14 @@ def polar_samples(
         mapx = (cx + dx * r * fs).astype(np.float32)
         mapy = (cy + dy * r * fs).astype(np.float32)
         p = cv2.remap(small, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-        p -= p.mean()
-        p /= p.std() + 1e-3
+        if normalise == "rank":
+            flat = p.ravel()
+            ranks = np.empty(flat.size, np.float32)
+            ranks[np.argsort(flat, kind="stable")] = np.arange(flat.size, dtype=np.float32)
+            p = ((ranks / max(1, flat.size - 1) - 0.5) * np.sqrt(12.0)).reshape(p.shape)
+        else:
+            p -= p.mean()
+            p /= p.std() + 1e-3
         out[i] = p
     return out
 

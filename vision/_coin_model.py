@@ -35,6 +35,7 @@ class ModelMeta:
     faces: tuple[str, ...]
     face_temperature: float
     kind_temperature: float
+    normalise: str = "zscore"
 
 
 @dataclass(frozen=True)
@@ -121,5 +122,6 @@ def _read_model(model_dir: Path) -> CoinModel:
         faces=tuple(raw["faces"]),
         face_temperature=float(raw.get("face_temperature", 1.0)),
         kind_temperature=float(raw.get("kind_temperature", 1.0)),
+        normalise=str(raw.get("normalise", "zscore")),
     )
     return CoinModel(model_dir / "coin_face.onnx", meta)

@@ -303,7 +303,7 @@ def appearance(frame: np.ndarray, circles: list[Circle], params: CoinParams = Co
     meta = model.meta
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     grid = polar_grid(meta.n_radii, meta.n_angles, meta.pad, meta.inner, meta.outer)
-    polar = polar_samples(gray, [(c.x, c.y, c.r) for c in circles], grid, meta.base_radius)
+    polar = polar_samples(gray, [(c.x, c.y, c.r) for c in circles], grid, meta.base_radius, meta.normalise)
     return model.run(polar), meta
 
 
