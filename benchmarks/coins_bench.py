@@ -29,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from vision._coin_geometry import COIN_DIAMETER_MM  # noqa: E402
 from vision._coin_split import is_held_out  # noqa: E402
 from vision.coins import CONFIDENT, CoinParams, draw_coins, find_coins  # noqa: E402
 from vision.enrol import CoinProfile, enrol_coins  # noqa: E402
@@ -176,6 +177,18 @@ def main() -> int:
     wrong = {k: v for k, v in sorted(all_t.confusion.items()) if k.split("->")[0] != k.split("->")[1]}
     print("denomination confusions (label->read):", wrong)
     print(f"unsure-labelled coins read with confidence: {all_t.unsure_label_confident}")
+
+    # With a calibration: the scale each photo really has (its coins' true over measured
+    # diameters, median), so the true diameter decides the denomination.
+    scaled = Tally()
+    for e in labels:
+        pairs = [(o, d) for o, d in match(reads[e["image"]], e["objects"]) if d is not None]
+        if not pairs:
+            continue
+        true_scale = float(np.median([COIN_DIAMETER_MM[o["kind"]] / d.bbox[2] for o, d in pairs]))
+        dets, _ = find_coins(images[e["image"]], params, mm_per_px=true_scale)
+        score(scaled, dets, e["objects"])
+    print(scaled.line("all, scale known"))
 
     # Enrolment: learn from one photo of each held-out group, measure on the rest of it.
     by_name = {e["image"]: e for e in labels}

@@ -144,7 +144,7 @@ def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, ba
         prof = cv2.GaussianBlur(prof, (1, 3), 0.8)
         grad = np.abs(np.diff(prof, axis=0))  # 40 x rays
         peak = grad.max(axis=0)
-        strong = grad >= 0.6 * peak[None, :]
+        strong = grad >= 0.5 * peak[None, :]
         # Outermost strong edge on each ray.
         idx = grad.shape[0] - 1 - np.argmax(strong[::-1], axis=0)
         edge_r = (radii[idx] + radii[idx + 1]) / 2 * r

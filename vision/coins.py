@@ -78,7 +78,9 @@ class CoinParams:
     colour_weight: float = 1.0
     """Weight of the colour evidence against size and appearance."""
     appearance_weight: float = 1.0
-    """Weight of the appearance model's kind evidence."""
+    """Weight of the appearance model's kind evidence when the scale is estimated."""
+    appearance_weight_scaled: float = 0.4
+    """Weight of the appearance model's kind evidence when the scale is known (size decides)."""
     tilted_colour: float = 18.0
     """Lab distance from the table above which a patch may be a tilted coin."""
     tilted_ratio: float = 0.75
@@ -241,7 +243,9 @@ def find_coins(
         kind_prob, face_prob = profile.adapt(out.embedding, kind_prob, face_prob)
 
     colours = profile.colours if profile is not None and profile.colours else DEFAULT_COLOURS
-    evidence = params.appearance_weight * np.log(np.clip(kind_prob, 1e-3, 1.0)) + params.colour_weight * colour_loglik(
+    # With a known scale the true diameter decides; appearance only breaks near-ties.
+    weight = params.appearance_weight if mm_per_px is None else params.appearance_weight_scaled
+    evidence = weight * np.log(np.clip(kind_prob, 1e-2, 1.0)) + params.colour_weight * colour_loglik(
         colour[:, 1:], colours
     )
     radii = np.array([c.r for c in circles], np.float64)
@@ -275,6 +279,7 @@ def find_coins(
                 flags=flags,
                 extra={
                     "radius_px": float(r),
+                    "support": round(float(c.support), 3),
                     "diameter_mm": None if est is None else float(2 * r * est),
                     "colour_lab": [round(float(v), 2) for v in colour[i]],
                     "kind_prob": {APPEARANCE_KINDS[j]: round(float(kind_post[i, j]), 4) for j in range(len(APPEARANCE_KINDS))},

@@ -45,7 +45,9 @@ class ReadParams:
     read_dice: bool = True
     """Whether to look for dice at all."""
     die_over_coin: float = 0.3
-    """A coin whose circle overlaps a die's box by at least this fraction of the coin is that die."""
+    """A coin and a die sharing at least this fraction of the smaller one's area are one object."""
+    solid_coin: float = 0.8
+    """A coin with at least this share of its outline on a circle is surely a coin, not a die."""
 
 
 def read_table(
@@ -87,7 +89,7 @@ def read_table(
             except FileNotFoundError as exc:
                 # A missing model is an installation fault: say so, and still read the coins.
                 notes.append(f"dice reader not available: {exc}")
-    coins = resolve_overlaps(coins, dice, params.die_over_coin)
+    coins, dice = resolve_overlaps(coins, dice, params.die_over_coin, params.solid_coin)
 
     scale = mm_per_px if mm_per_px is not None else coin_scale
     if calibration is None:
@@ -103,22 +105,40 @@ def read_table(
     return TableObservation(objects=tuple(objects), frame_size=(w, h), mm_per_px=scale, notes=tuple(notes))
 
 
-def resolve_overlaps(coins: list[Detection], dice: list[Detection], min_overlap: float) -> list[Detection]:
-    """Coins left once every coin that is really a die is dropped.
+def resolve_overlaps(
+    coins: list[Detection], dice: list[Detection], min_overlap: float, solid_support: float = 0.8
+) -> tuple[list[Detection], list[Detection]]:
+    """Coins and dice left once each object claimed by both readers is given to one of them.
 
-    A die's rounded outline or its pips can look like a coin's circle, so a coin whose circle
-    lies over a found die's box (at least ``min_overlap`` of the circle's area) is that die.
+    A coin and a die overlap when at least ``min_overlap`` of the smaller one's area is
+    shared. A coin whose outline is a solid circle (edge support at least ``solid_support``)
+    is a coin: a die's square outline never gives that, and a "die" on top of it is a detail
+    of its design. Otherwise the more confident read wins, the die on a tie (a die's pips can
+    look like a round outline, a coin never has pips).
     """
-    if not dice:
-        return coins
-    kept = []
-    for c in coins:
+    if not dice or not coins:
+        return coins, dice
+    drop_coin: set[int] = set()
+    drop_die: set[int] = set()
+    for i, c in enumerate(coins):
         r = c.bbox[2] / 2.0
-        area = np.pi * r * r
-        over = max((_circle_box_overlap(c.center, r, d.bbox) for d in dice if d.kind in DIE_KINDS), default=0.0)
-        if over < min_overlap * area:
-            kept.append(c)
-    return kept
+        coin_area = np.pi * r * r
+        for j, d in enumerate(dice):
+            if d.kind not in DIE_KINDS:
+                continue
+            shared = _circle_box_overlap(c.center, r, d.bbox)
+            smaller = min(coin_area, float(d.bbox[2] * d.bbox[3])) or 1.0
+            if shared < min_overlap * smaller:
+                continue
+            solid = float(c.extra.get("support", 0.0)) >= solid_support and not c.flags
+            if solid or c.confidence > d.confidence:
+                drop_die.add(j)
+            else:
+                drop_coin.add(i)
+    return (
+        [c for i, c in enumerate(coins) if i not in drop_coin],
+        [d for j, d in enumerate(dice) if j not in drop_die],
+    )
 
 
 def _circle_box_overlap(center: tuple[float, float], r: float, box: tuple[int, int, int, int]) -> float:

@@ -106,12 +106,12 @@ def test_rotation_does_not_change_reads() -> None:
 
 
 def synthetic_table(coins: list[tuple[float, float, float, tuple[int, int, int]]], size: tuple[int, int] = (960, 1280)) -> np.ndarray:
-    """Grey cloth with textured discs (x, y, radius, BGR colour) drawn with a dark rim."""
+    """Grey cloth with textured discs (x, y, radius, BGR colour) drawn with a thin dark edge."""
     rng = np.random.default_rng(3)
     img = np.clip(rng.normal(120, 4, (*size, 3)), 0, 255).astype(np.uint8)
     for x, y, r, colour in coins:
-        cv2.circle(img, (int(x), int(y)), int(r), (40, 40, 40), -1, cv2.LINE_AA)
-        cv2.circle(img, (int(x), int(y)), int(r * 0.93), colour, -1, cv2.LINE_AA)
+        cv2.circle(img, (int(x), int(y)), int(r), colour, -1, cv2.LINE_AA)
+        cv2.circle(img, (int(x), int(y)), int(r) - 1, (60, 60, 60), 2, cv2.LINE_AA)
         # Some relief so the face is not a flat disc.
         cv2.ellipse(img, (int(x), int(y)), (int(r * 0.4), int(r * 0.55)), 20, 0, 360, [max(0, c - 50) for c in colour], 3)
     return cv2.GaussianBlur(img, (3, 3), 0)

@@ -74,12 +74,15 @@ def test_bad_calibration_and_frame_are_refused() -> None:
 
 
 def test_a_die_is_not_a_coin() -> None:
-    """A coin circle lying over a found die is dropped; a coin beside it stays."""
-    coin_on_die = Detection(kind="penny", value="heads", bbox=(100, 100, 40, 40), confidence=0.9, center=(120.0, 120.0))
-    coin_apart = Detection(kind="dime", value="tails", bbox=(300, 100, 36, 36), confidence=0.9, center=(318.0, 118.0))
+    """Where both readers claim one object, a solid circle stays a coin, else the surer read wins."""
     die = Detection(kind="d6", value=4, bbox=(98, 98, 44, 44), confidence=0.95, center=(120.0, 120.0))
-    assert resolve_overlaps([coin_on_die, coin_apart], [die], 0.3) == [coin_apart]
-    assert resolve_overlaps([coin_on_die], [], 0.3) == [coin_on_die]
+    weak_coin = Detection(kind="penny", value=None, bbox=(100, 100, 40, 40), confidence=0.5, center=(120.0, 120.0), extra={"support": 0.5})
+    apart = Detection(kind="dime", value="tails", bbox=(300, 100, 36, 36), confidence=0.9, center=(318.0, 118.0), extra={"support": 1.0})
+    assert resolve_overlaps([weak_coin, apart], [die], 0.3) == ([apart], [die])
+    solid_coin = Detection(kind="penny", value="heads", bbox=(100, 100, 40, 40), confidence=0.6, center=(120.0, 120.0), extra={"support": 0.95})
+    pip_on_coin = Detection(kind="d6", value=None, bbox=(110, 110, 12, 12), confidence=0.0, center=(116.0, 116.0))
+    assert resolve_overlaps([solid_coin], [die, pip_on_coin], 0.3) == ([solid_coin], [])
+    assert resolve_overlaps([weak_coin], [], 0.3) == ([weak_coin], [])
 
 
 def test_coins_only_when_dice_are_off() -> None:
