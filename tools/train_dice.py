@@ -99,8 +99,11 @@ def finder_sample(
 ) -> tuple[np.ndarray, np.ndarray]:
     """One augmented finder input (3xSxS float) and its target (6 x S/4 x S/4: heat, off, size, mask)."""
     img, boxes, _ = item
-    # Finder input for a 640 photo at run time is 512 (scale 0.8); cover far smaller and larger dice.
-    s = math.exp(rng.uniform(math.log(0.3), math.log(1.1)))
+    # Scale so this photo's dice span about 7..110 finder pixels: the finder then runs at
+    # two input sizes (DiceParams.det_long_sides) to cover small dice and close-ups alike.
+    med = float(np.median(np.maximum(boxes[:, 2], boxes[:, 3]))) if len(boxes) else 60.0
+    lo, hi = max(0.12, 8.0 / med), min(1.3, 100.0 / med)
+    s = math.exp(rng.uniform(math.log(lo), math.log(max(lo, hi))))
     sx = s * rng.uniform(0.85, 1.15)
     sy = s * rng.uniform(0.85, 1.15)
     h, w = img.shape[:2]
@@ -190,7 +193,7 @@ def reader_sample(
         if label < 0:
             return reader_sample(item, rng)
     patch = crop_patch(img, cx, cy, side, rng.uniform(0, 360))
-    if rng.random() < 0.3:
+    if rng.random() < 0.15:
         # Small dice: blur the crop down and back up as a 25 px die would look.
         f = rng.uniform(0.4, 0.8)
         small = cv2.resize(patch, (max(6, int(CROP_SIZE * f)),) * 2, interpolation=cv2.INTER_AREA)
@@ -318,6 +321,7 @@ def main() -> None:
     ap.add_argument("--det-crop", type=int, default=192, help="side of the finder's training windows")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--init", type=Path, help="start from these weights (.pt written by an earlier run)")
     ap.add_argument("--only", choices=("finder", "reader"), help="train and export one network only")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
@@ -331,6 +335,9 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
 
     def loop(model: nn.Module, fn, steps: int, bs: int, lossf, name: str) -> None:  # type: ignore[no-untyped-def]
+        if args.init is not None and args.init.name.startswith(f"dice_{name}"):
+            model.load_state_dict(torch.load(args.init))
+            print("started from", args.init, flush=True)
         model.to(dev).train()
         dl = torch.utils.data.DataLoader(
             _Set(train, fn, steps * bs), batch_size=bs, num_workers=args.workers, persistent_workers=False
@@ -361,6 +368,7 @@ def main() -> None:
 
     for model, name, shape in jobs:
         model.eval().cpu()
+        torch.save(model.state_dict(), args.out / name.replace(".onnx", ".pt"))
         dyn = {"x": {0: "n", 2: "h", 3: "w"}} if name.startswith("dice_finder") else {"x": {0: "n"}}
         torch.onnx.export(
             model, torch.zeros(shape), str(args.out / name), input_names=["x"], output_names=["y"],

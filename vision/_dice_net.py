@@ -2,7 +2,7 @@
 
 Two small networks read dice (trained by ``tools/train_dice.py``, run with ``cv2.dnn``):
 
-* the *finder* looks at the whole frame scaled so its long side is ``det_long_side``
+* the *finder* looks at the whole frame scaled so its long side is each of ``DiceParams.det_long_sides``
   pixels and returns, every ``DET_STRIDE`` pixels, a die-centre score, a sub-cell offset
   and the logarithm of the box size (CenterNet-style, one class);
 * the *reader* looks at one square crop per found die, ``CROP_SIZE`` pixels a side, cut

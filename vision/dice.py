@@ -1,0 +1,215 @@
+"""Find six-sided dice in a frame and read the face up.
+
+Two small networks, trained by ``tools/train_dice.py`` and shipped in
+``vision/models/``, run with OpenCV's own DNN module (no other runtime):
+
+1. the finder scores every 4th pixel of the frame, scaled down so its long side is
+   each of ``DiceParams.det_long_sides``, as "centre of a die's top face", with the box size;
+2. the reader looks at a 32x32 crop of each found die, cut from the full-resolution
+   frame, and says "not a die face" or the face 1..6.
+
+Any colour, light or dark pips, touching dice: both networks learned with colour
+turned, swapped and inverted, and the finder separates touching dice by their centres.
+
+>>> import numpy as np
+>>> find_dice(np.zeros((64, 64, 3), np.uint8))
+[]
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision._dice_net import (
+    CROP_SCALE,
+    NUM_READ_CLASSES,
+    crop_patch,
+    decode_finder,
+    finder_blob,
+    reader_input,
+)
+from vision.types import Detection
+
+CONFIDENT = 0.8
+"""A die read with at least this confidence is meant to be almost never wrong (see BENCHMARKS.md)."""
+
+MODEL_DIR = Path(__file__).resolve().parent / "models"
+FINDER_MODEL = MODEL_DIR / "dice_finder.onnx"
+READER_MODEL = MODEL_DIR / "dice_reader.onnx"
+
+DIE_MM_RANGE = (8.0, 30.0)
+"""Top-face sizes in millimetres a table die can have (small 10 mm to large 25 mm dice, with margin)."""
+
+
+@dataclass(frozen=True)
+class DiceParams:
+    """Thresholds for ``find_dice``."""
+
+    det_long_sides: tuple[int, ...] = (512, 192)
+    """The finder sees the frame scaled so its long side is each of these (multiples of 32):
+    the larger finds small dice (from about 25 px in a 1280x960 frame), the smaller close-ups."""
+    det_threshold: float = 0.3
+    """Lowest finder centre score that makes a candidate die."""
+    max_dice: int = 64
+    """Most candidates read in one frame."""
+    min_die_px: float = 12.0
+    """Smallest die box side, in frame pixels, that is reported."""
+    not_die_max: float = 0.5
+    """A candidate whose reader probability of "not a die face" is above this is dropped."""
+    min_value_prob: float = 0.55
+    """Below this reader probability for the best face, ``value`` is ``None`` (unsure)."""
+    overlap_iou: float = 0.5
+    """Two candidates overlapping more than this are one die."""
+
+
+_local = threading.local()
+
+
+def _nets() -> tuple[cv2.dnn.Net, cv2.dnn.Net]:
+    """The two networks, loaded once per thread (a cv2.dnn.Net is not thread-safe)."""
+    nets = getattr(_local, "nets", None)
+    if nets is None:
+        for path in (FINDER_MODEL, READER_MODEL):
+            if not path.is_file():
+                raise FileNotFoundError(f"dice model missing: {path} (train it with tools/train_dice.py)")
+        nets = (cv2.dnn.readNetFromONNX(str(FINDER_MODEL)), cv2.dnn.readNetFromONNX(str(READER_MODEL)))
+        _local.nets = nets
+    return nets  # type: ignore[no-any-return]
+
+
+def _check_frame(frame: object) -> npt.NDArray[np.uint8]:
+    """The frame as a BGR uint8 array, or ValueError naming what is wrong."""
+    if not isinstance(frame, np.ndarray):
+        raise ValueError(f"frame must be a numpy array, got {type(frame).__name__}")
+    if frame.dtype != np.uint8:
+        raise ValueError(f"frame dtype must be uint8, got {frame.dtype}")
+    if frame.ndim == 2:
+        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    elif frame.ndim != 3 or frame.shape[2] != 3:
+        raise ValueError(f"frame shape must be (H, W, 3) BGR or (H, W) grey, got {frame.shape}")
+    if frame.shape[0] < 16 or frame.shape[1] < 16:
+        raise ValueError(f"frame shape {frame.shape} is too small (at least 16x16)")
+    return frame
+
+
+def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    ax0, ay0, ax1, ay1 = a[0] - a[2] / 2, a[1] - a[3] / 2, a[0] + a[2] / 2, a[1] + a[3] / 2
+    bx0, by0, bx1, by1 = b[0] - b[2] / 2, b[1] - b[3] / 2, b[0] + b[2] / 2, b[1] + b[3] / 2
+    iw = max(0.0, min(ax1, bx1) - max(ax0, bx0))
+    ih = max(0.0, min(ay1, by1) - max(ay0, by0))
+    inter = iw * ih
+    union = a[2] * a[3] + b[2] * b[3] - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _contains(box: tuple[float, float, float, float], point: tuple[float, float]) -> bool:
+    """Whether ``point`` lies inside the centre-size ``box``, shrunk by a tenth for touching dice."""
+    return abs(point[0] - box[0]) < 0.4 * box[2] and abs(point[1] - box[1]) < 0.4 * box[3]
+
+
+def _same_die(
+    a: tuple[float, float, float, float], b: tuple[float, float, float, float], iou: float
+) -> bool:
+    """Two candidates are one die when they overlap a lot or one's centre is deep inside the other."""
+    if _iou(a, b) > iou:
+        return True
+    small = min(max(a[2], a[3]), max(b[2], b[3]))
+    return bool(np.hypot(a[0] - b[0], a[1] - b[1]) < 0.35 * small)
+
+
+def find_dice(
+    frame: npt.NDArray[np.uint8], params: DiceParams = DiceParams(), mm_per_px: float | None = None
+) -> list[Detection]:
+    """Every six-sided die in ``frame`` (BGR uint8, or grey) with its face up.
+
+    ``value`` is the face 1..6, or ``None`` when the read is unsure; ``confidence`` is the
+    reader's probability of that face (``CONFIDENT`` and above is meant to be almost never
+    wrong). When ``mm_per_px`` is known, candidates whose size cannot be a die are dropped.
+    The frame is not modified.
+
+    :raises ValueError: if ``frame`` is not a uint8 array of shape (H, W, 3) or (H, W),
+        or ``mm_per_px`` is not positive.
+    """
+    frame = _check_frame(frame)
+    if mm_per_px is not None and not mm_per_px > 0:
+        raise ValueError(f"mm_per_px must be positive, got {mm_per_px}")
+    finder, reader = _nets()
+    raw = []
+    for long_side in params.det_long_sides:
+        blob, scale = finder_blob(frame, long_side)
+        finder.setInput(blob)
+        out = np.asarray(finder.forward(), np.float32)
+        for score, cx, cy, w, h in decode_finder(out, params.det_threshold, params.max_dice):
+            raw.append((score, (cx / scale, cy / scale, w / scale, h / scale)))
+    raw.sort(key=lambda sc: -sc[0])
+    cands: list[tuple[float, tuple[float, float, float, float]]] = []
+    for score, c in raw[: params.max_dice]:
+        if max(c[2], c[3]) < params.min_die_px:
+            continue
+        if mm_per_px is not None and not (
+            DIE_MM_RANGE[0] <= max(c[2], c[3]) * mm_per_px <= DIE_MM_RANGE[1] * 1.5
+        ):
+            continue
+        if any(_same_die(c, k[1], params.overlap_iou) for k in cands):
+            continue
+        cands.append((score, c))
+    if not cands:
+        return []
+    patches = [crop_patch(frame, c[0], c[1], CROP_SCALE * max(c[2], c[3])) for _, c in cands]
+    reader.setInput(reader_input(patches))
+    logits = np.asarray(reader.forward(), np.float32).reshape(len(cands), NUM_READ_CLASSES)
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    probs = e / e.sum(axis=1, keepdims=True)
+    found: list[Detection] = []
+    kept: list[tuple[float, float, float, float]] = []
+    fh, fw = frame.shape[:2]
+    for (score, (cx, cy, w, h)), p in zip(cands, probs):
+        if p[0] > params.not_die_max:
+            continue
+        # A pip or a corner of a die already found (candidates come best first) reads
+        # like a small "1": drop a candidate whose centre lies in a kept die or holds one.
+        if any(_contains(k, (cx, cy)) or _contains((cx, cy, w, h), k[:2]) for k in kept):
+            continue
+        kept.append((cx, cy, w, h))
+        face = int(np.argmax(p[1:])) + 1
+        # The face probability given that it is a die face at all.
+        conf = float(p[face] / max(1e-6, 1.0 - p[0]))
+        x0 = int(round(max(0.0, cx - w / 2)))
+        y0 = int(round(max(0.0, cy - h / 2)))
+        x1 = int(round(min(float(fw), cx + w / 2)))
+        y1 = int(round(min(float(fh), cy + h / 2)))
+        found.append(
+            Detection(
+                kind="d6",
+                value=face if conf >= params.min_value_prob else None,
+                bbox=(x0, y0, x1 - x0, y1 - y0),
+                confidence=conf if conf >= params.min_value_prob else 0.0,
+                center=(float(cx), float(cy)),
+                position_mm=None,
+                extra={
+                    "finder_score": round(float(score), 3),
+                    "not_die": round(float(p[0]), 3),
+                    "face_probs": [round(float(v), 3) for v in p[1:]],
+                    "size_px": round(float(max(w, h)), 1),
+                },
+            )
+        )
+    return found
+
+
+def draw_dice(frame: npt.NDArray[np.uint8], dice: list[Detection]) -> npt.NDArray[np.uint8]:
+    """A copy of ``frame`` with each die's box and read drawn on it (green confident, orange not)."""
+    img = frame.copy()
+    for d in dice:
+        x, y, w, h = d.bbox
+        colour = (0, 200, 0) if d.confidence >= CONFIDENT else (0, 140, 255)
+        cv2.rectangle(img, (x, y), (x + w, y + h), colour, 2)
+        text = f"{d.value if d.value is not None else '?'} {d.confidence:.2f}"
+        cv2.putText(img, text, (x, max(10, y - 3)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, colour, 1, cv2.LINE_AA)
+    return img
