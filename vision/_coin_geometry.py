@@ -133,7 +133,8 @@ def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, ba
         half = int(np.ceil(r * 1.3)) + 2
         x0, y0 = int(round(c.x)) - half, int(round(c.y)) - half
         crop = _crop_padded(gray, x0, y0, 2 * half + 1, 2 * half + 1, w, h)
-        f = min(1.0, base_radius / r)
+        # Resample only coins much bigger than needed; a ray profile averages the rest.
+        f = base_radius / r if r > 1.6 * base_radius else 1.0
         size = max(8, int(round((2 * half + 1) * f)))
         small = cv2.resize(crop, (size, size), interpolation=cv2.INTER_AREA) if f < 1 else crop
         fs = size / (2 * half + 1)
@@ -170,16 +171,22 @@ def _fit_circle(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float] | No
     keep = np.ones(len(x), bool)
     result = None
     for _ in range(3):
-        if keep.sum() < 8:
+        n = int(keep.sum())
+        if n < 8:
             return result
-        a = np.stack([x[keep], y[keep], np.ones(int(keep.sum()))], axis=1)
-        b = x[keep] ** 2 + y[keep] ** 2
-        sol, *_ = np.linalg.lstsq(a, b, rcond=None)
+        xs, ys = x[keep], y[keep]
+        a = np.stack([xs, ys, np.ones(n)], axis=1)
+        b = xs * xs + ys * ys
+        try:
+            sol = np.linalg.solve(a.T @ a, a.T @ b)
+        except np.linalg.LinAlgError:
+            return result
         cx, cy = sol[0] / 2, sol[1] / 2
         rr = float(np.sqrt(max(sol[2] + cx * cx + cy * cy, 1e-6)))
         result = (float(cx), float(cy), rr)
         resid = np.abs(np.hypot(x - cx, y - cy) - rr)
-        keep = resid <= np.quantile(resid[keep], 0.75) + 0.01 * rr
+        cut = np.partition(resid[keep], (3 * n) // 4)[(3 * n) // 4]
+        keep = resid <= cut + 0.01 * rr
     return result
 
 

@@ -71,6 +71,8 @@ class CoinParams:
     """Centre offset (fraction of radius) under which an inner circle is the coin's own rim."""
     refine: bool = True
     """Fit each circle to the coin's outer edge at full resolution (sizes matter)."""
+    refine_radius: int = 40
+    """Radius in pixels that coins are resampled to for fitting their edge."""
     min_support: float = 0.55
     """Share of a circle's outline that must show an edge (a leaning coin's ellipse shows less)."""
     size_sigma: float = 0.045
@@ -115,11 +117,13 @@ def validate_frame(frame: object) -> np.ndarray:
     return frame
 
 
-def find_coin_circles(frame: np.ndarray, params: CoinParams = CoinParams()) -> list[Circle]:
+def find_coin_circles(
+    frame: np.ndarray, params: CoinParams = CoinParams(), views: FrameViews | None = None
+) -> list[Circle]:
     """One circle per coin in full-frame pixels, stacked coins marked."""
-    small, scale = work_image(frame, params.work_size)
-    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    long_side = max(small.shape[:2])
+    v = views or frame_views(frame, params)
+    gray = cv2.cvtColor(v.small, cv2.COLOR_BGR2GRAY)
+    long_side = max(v.small.shape[:2])
     raw = hough_circles(
         gray,
         max(3, int(params.min_radius * long_side)),
@@ -128,11 +132,40 @@ def find_coin_circles(frame: np.ndarray, params: CoinParams = CoinParams()) -> l
         params.hough_edge,
         params.hough_roundness,
     )
-    circles = suppress(raw / scale, params.stacked_ratio, params.rim_ratio)
-    if params.refine:
-        gray_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        circles = [c for c in refine_circles(gray_full, circles) if c.support >= params.min_support]
+    circles = suppress(raw / v.scale, params.stacked_ratio, params.rim_ratio)
+    if params.refine and circles:
+        # Refine on the half-size grey frame when the coins are big enough there: as exact,
+        # and much less to resample.
+        big = float(np.median([c.r for c in circles])) >= 2 * params.refine_radius
+        if big:
+            half = cv2.pyrDown(v.gray)
+            halved = [Circle((c.x + 0.5) / 2 - 0.5, (c.y + 0.5) / 2 - 0.5, c.r / 2, c.stacked) for c in circles]
+            fitted = [
+                Circle((c.x + 0.5) * 2 - 0.5, (c.y + 0.5) * 2 - 0.5, c.r * 2, c.stacked, c.support)
+                for c in refine_circles(half, halved, base_radius=params.refine_radius)
+            ]
+        else:
+            fitted = refine_circles(v.gray, circles, base_radius=params.refine_radius)
+        circles = [c for c in fitted if c.support >= params.min_support]
     return circles
+
+
+@dataclass(frozen=True)
+class FrameViews:
+    """The frame as the steps need it, computed once per read."""
+
+    small: np.ndarray
+    """BGR frame reduced to ``CoinParams.work_size``."""
+    scale: float
+    """``small`` pixels per frame pixel."""
+    gray: np.ndarray
+    """Full-resolution grey frame."""
+
+
+def frame_views(frame: np.ndarray, params: CoinParams) -> FrameViews:
+    """The reduced and grey views of a frame."""
+    small, scale = work_image(frame, params.work_size)
+    return FrameViews(small, scale, cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
 
 
 def size_loglik(radii_px: np.ndarray, mm_per_px: float, sigma: float) -> np.ndarray:
@@ -230,13 +263,14 @@ def find_coins(
     frame = validate_frame(frame)
     if mm_per_px is not None and not (np.isfinite(mm_per_px) and mm_per_px > 0):
         raise ValueError(f"mm_per_px must be a positive number, got {mm_per_px!r}")
-    circles = find_coin_circles(frame, params)
+    views = frame_views(frame, params)
+    circles = find_coin_circles(frame, params, views)
     if not circles:
         return [], mm_per_px
-    small, scale = work_image(frame, params.work_size)
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
+    scale = views.scale
+    lab = cv2.cvtColor(views.small, cv2.COLOR_BGR2LAB)
     colour, table = colour_features(lab, circles, scale)
-    out, meta = appearance(frame, circles, params)
+    out, meta = appearance(frame, circles, params, views.gray)
     kind_prob = _reorder(out.kind_prob, meta.kinds)
     face_prob = out.face_prob
     if profile is not None:
@@ -302,11 +336,14 @@ def measure_coins(
     return colour, out, meta
 
 
-def appearance(frame: np.ndarray, circles: list[Circle], params: CoinParams = CoinParams()) -> tuple[ModelOutput, ModelMeta]:
+def appearance(
+    frame: np.ndarray, circles: list[Circle], params: CoinParams = CoinParams(), gray: np.ndarray | None = None
+) -> tuple[ModelOutput, ModelMeta]:
     """The appearance model's kind, face and embedding for each circle (polar images of the grey frame)."""
     model = load_model(params.model_dir)
     meta = model.meta
-    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    if gray is None:
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     grid = polar_grid(meta.n_radii, meta.n_angles, meta.pad, meta.inner, meta.outer)
     polar = polar_samples(gray, [(c.x, c.y, c.r) for c in circles], grid, meta.base_radius, meta.normalise)
     return model.run(polar), meta
