@@ -83,7 +83,7 @@ def find_game(name: str) -> type[Game]:
     :raises ValueError: (a ``ConfigError``) for an unknown name, listing the known ones.
     """
     try:
-        return _GAMES[name]
+        return _GAMES[name.strip().lower().replace("_", "-").replace(" ", "-")]
     except KeyError:
         raise ConfigError(f"unknown game {name!r}; the games are: {', '.join(sorted(_GAMES))}") from None
 

@@ -255,3 +255,10 @@ def test_conformance(players: str, options: dict) -> None:
     for seed in range(4):
         final = playout(game, seed, max_actions=400, probes=probes, full_checks_every=3)
         assert final.is_terminal()
+
+
+def test_game_names_accept_underscores_and_case() -> None:
+    """``find_game`` takes "Seven_Pennies" for "seven-pennies"; an unknown name lists the games."""
+    assert find_game("Seven_Pennies") is find_game("seven-pennies")
+    with pytest.raises(ConfigError, match="the games are: flip, pennies-from-heaven"):
+        find_game("chess")
