@@ -627,8 +627,9 @@ def fixture_sequences(fps: float = 10.0, noise: float = 2.0) -> Iterator[Sequenc
     The games hold key frames only (the hand over the coins, the coins in the air, the table
     after each move), taken 0.15 to 1 s apart. A camera sees each of those moments for as long
     as it lasts, so each key frame is held until the next one's time at ``fps`` frames a
-    second, with fresh sensor noise on every repeat. A repeat is busy when its key frame is
-    (a hand in view, an object flagged moving, or not labelled settled).
+    second, with fresh sensor noise on every repeat; a frame with objects in flight is shown
+    once (they cannot hang in the air). A repeat is busy when its key frame is (a hand in view,
+    an object flagged moving, or not labelled settled).
     """
     games = ROOT / "fixtures" / "games"
     if not games.exists():
@@ -647,7 +648,8 @@ def fixture_sequences(fps: float = 10.0, noise: float = 2.0) -> Iterator[Sequenc
             is_busy = bool(label.get("hand_in_view")) or moving or not label.get("settled", True)
             start = float(label.get("t", i))
             end = float(labels[i + 1].get("t", i + 1)) if i + 1 < len(labels) else start + 1.0
-            count = max(1, int(round((end - start) * fps)))
+            # Objects in flight are never still: that moment is shown once, not held.
+            count = 1 if moving else max(1, int(round((end - start) * fps)))
             keys.append(frame)
             repeats.append(count)
             busy += [is_busy] * count
