@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", choices=["any", "blender", "procedural"], default="any", help="render only one renderer's scenes")
     ap.add_argument("--split", choices=list(SPLITS), action="append", help="limit to one split (repeatable)")
     ap.add_argument("--limit", type=int, default=None, help="at most this many scenes per split (a quick look)")
-    ap.add_argument("--blender", type=int, default=4, help="Blender scenes per split (0: procedural only)")
+    ap.add_argument("--blender", type=int, default=12, help="Blender scenes per split (0: procedural only)")
     ap.add_argument("--missing", action="store_true", help="keep scenes already rendered by the renderer they need")
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--out", type=Path, default=ROOT / "fixtures")
