@@ -115,4 +115,5 @@ def image_to_table(label: dict[str, Any], points: np.ndarray) -> np.ndarray:
         xu, yu = xd / radial, yd / radial
     und = np.stack([xu * k[0, 0] + k[0, 2], yu * k[1, 1] + k[1, 2], np.ones_like(xu)], 1)
     mapped = und @ homography(label).T
-    return mapped[:, :2] / mapped[:, 2:3]
+    table: np.ndarray = mapped[:, :2] / mapped[:, 2:3]
+    return table

@@ -201,7 +201,7 @@ def test_pennywise_uses_all_four_coins() -> None:
     assert kinds == {"penny", "nickel", "dime", "quarter"}
     final = [f for f in game["frames"] if f["settled"]][-1]
     cents = {"penny": 1, "nickel": 5, "dime": 10, "quarter": 25}
-    total = Counter()
+    total: Counter[str] = Counter()
     for o in final["objects"]:
         total[o["zone"]] += cents[o["kind"]]
     assert total == Counter({"stash:A": 58, "stash:B": 45, "centre": 25})  # RULES.md PW-T3
