@@ -232,22 +232,39 @@ def draw_forced_moves(
         outline = _zone_px(calibration, zones[zone_id])
         cv2.polylines(image, [outline], True, (0, 0, 0), line_px * 2 + 2, cv2.LINE_AA)
         cv2.polylines(image, [outline], True, params.highlight_colour, line_px * 2, cv2.LINE_AA)
+    ends: dict[str, list[tuple[float, float]]] = {}
     for mark in marks:
         start = mark.centre
-        end = _nearest_inside(calibration, zones[mark.target], start)
+        end = _nearest_inside(calibration, zones[mark.target], start, 1.5 * text_px)
+        ends.setdefault(mark.target, []).append(end)
         size = [float(v) for v in mark.source]
         radius = max(text_px, max(size[2], size[3]) / 2.0 + line_px) if len(size) == 4 else text_px
         s = (int(round(start[0])), int(round(start[1])))
         e = (int(round(end[0])), int(round(end[1])))
         cv2.circle(image, s, int(round(radius)) + line_px, (0, 0, 0), line_px + 2, cv2.LINE_AA)
         cv2.circle(image, s, int(round(radius)) + line_px, params.move_colour, line_px, cv2.LINE_AA)
-        length = max(1.0, float(np.hypot(e[0] - s[0], e[1] - s[1])))
-        tip = min(0.3, 3.0 * text_px / length)
-        cv2.arrowedLine(image, s, e, (0, 0, 0), line_px * 2 + 2, cv2.LINE_AA, 0, tip)
-        cv2.arrowedLine(image, s, e, params.move_colour, line_px * 2, cv2.LINE_AA, 0, tip)
-        text = mark.label or f"to {zone_title(mark.target)}"
-        # The text sits two thirds of the way along, nearer the target than the crowded throw.
-        label(image, text, (s[0] + (e[0] - s[0]) * 0.66, s[1] + (e[1] - s[1]) * 0.66), text_px, params.move_colour)
+        length = float(np.hypot(e[0] - s[0], e[1] - s[1]))
+        ring = radius + line_px
+        if length > ring + text_px:
+            # From the ring's edge, so the object itself stays in view.
+            s = (int(round(start[0] + (e[0] - start[0]) * ring / length)), int(round(start[1] + (e[1] - start[1]) * ring / length)))
+            tip = min(0.3, 2.0 * text_px / (length - ring))
+            cv2.arrowedLine(image, s, e, (0, 0, 0), line_px * 2 + 2, cv2.LINE_AA, 0, tip)
+            cv2.arrowedLine(image, s, e, params.move_colour, line_px * 2, cv2.LINE_AA, 0, tip)
+        if mark.label:
+            label(image, mark.label, (s[0] + (e[0] - s[0]) * 0.5, s[1] + (e[1] - s[1]) * 0.5), text_px, params.move_colour)
+    # One label per target zone, where the arrows arrive: "6 to Balcony".
+    for target, points in ends.items():
+        unlabelled = sum(1 for m in marks if m.target == target and not m.label)
+        if unlabelled:
+            x = float(np.mean([p[0] for p in points]))
+            y = float(np.mean([p[1] for p in points]))
+            centre = _centroid_px(calibration, zones[target])
+            # Just past the arrow heads, further into the zone.
+            dx, dy = centre[0] - x, centre[1] - y
+            norm = max(1.0, float(np.hypot(dx, dy)))
+            spot = (x + dx / norm * text_px * 1.2, y + dy / norm * text_px * 1.2)
+            label(image, f"{unlabelled} to {zone_title(target)}", spot, text_px, params.move_colour)
     return image
 
 
@@ -260,22 +277,27 @@ def _as_mark(move: object) -> ForcedMark:
     return ForcedMark(source, move[1])  # type: ignore[arg-type]
 
 
-def _nearest_inside(calibration: ZoneMap, zone: object, start: tuple[float, float]) -> tuple[float, float]:
-    """Where the arrow ends: the zone's centre, pulled towards the object so long zones get short arrows."""
-    outline = calibration.table_to_image(np.array(getattr(zone, "polygon"), dtype=np.float64)).astype(np.float32)
-    centre = np.array(_centroid_px(calibration, zone))
-    contour = outline.reshape(-1, 1, 2)
-    # Walk from the centre towards the object while staying well inside the zone.
-    direction = np.array(start) - centre
-    best = centre
-    for step in np.linspace(0.0, 1.0, 21):
-        point = centre + direction * step
-        if cv2.pointPolygonTest(contour, (float(point[0]), float(point[1])), True) < 0.25 * _inradius(contour):
-            break
-        best = point
-    return float(best[0]), float(best[1])
-
-
-def _inradius(contour: NDArray[np.float32]) -> float:
-    x, y, w, h = cv2.boundingRect(contour)
-    return float(min(w, h)) / 2.0
+def _nearest_inside(calibration: ZoneMap, zone: object, start: tuple[float, float], inset: float) -> tuple[float, float]:
+    """Where the arrow ends: the zone's nearest point to the object, ``inset`` pixels inside it
+    (or the zone's centre for a zone too small for that), so arrows stay short and apart."""
+    outline = calibration.table_to_image(np.array(getattr(zone, "polygon"), dtype=np.float64))
+    contour = outline.astype(np.float32).reshape(-1, 1, 2)
+    point = np.array(start, dtype=np.float64)
+    if cv2.pointPolygonTest(contour, (float(point[0]), float(point[1])), True) >= inset:
+        return float(point[0]), float(point[1])  # already well inside: the arrow is a ring only
+    best, best_d, normal = outline[0], np.inf, np.zeros(2)
+    for a, b in zip(outline, np.roll(outline, -1, axis=0)):
+        ab = b - a
+        t = float(np.clip(np.dot(point - a, ab) / max(float(np.dot(ab, ab)), 1e-9), 0.0, 1.0))
+        q = a + t * ab
+        d = float(np.hypot(*(point - q)))
+        if d < best_d:
+            best, best_d = q, d
+            normal = np.array([-ab[1], ab[0]]) / max(float(np.hypot(*ab)), 1e-9)
+    probe = best + normal
+    if cv2.pointPolygonTest(contour, (float(probe[0]), float(probe[1])), False) < 0:
+        normal = -normal  # point the normal into the zone
+    end = best + normal * inset
+    if cv2.pointPolygonTest(contour, (float(end[0]), float(end[1])), True) < 0.5 * inset:
+        end = np.array(_centroid_px(calibration, zone))  # a zone too thin or odd for that: its middle
+    return float(end[0]), float(end[1])
