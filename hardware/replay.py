@@ -6,6 +6,12 @@ writes it), its timestamp in seconds (``t``) and optionally an ``id`` (else the 
 and its labelled objects (``objects``, or ``labels``); the labels travel in the frame's metadata. The source plays the frames
 in order, either in real time (sleeping so that frame ``k`` comes ``t_k - t_0`` after the
 first) or as fast as possible, and raises ``EOFError`` after the last one.
+
+Rendered fixture games hold key frames only (the hand over the coins, the coins in the air,
+the table after each move). A camera sees a still table for as long as it lasts, so a replay
+of key frames holds each settled one, repeated at ``hold_fps`` frames a second with the key
+frame's id, until the next key frame's time: the settle detector then sees a table stay still
+as it would live. A key frame of a passing moment is shown once. Recordings made by the ``Recorder`` are streams already and are not held.
 """
 
 from __future__ import annotations
@@ -21,6 +27,11 @@ import numpy as np
 
 from hardware.frames import BaseSource, CameraError, FrameError
 
+KEY_FRAME_FORMAT = "table-referee-fixture"
+"""``game.json`` formats whose frames are rendered key frames, held when replayed."""
+DEFAULT_HOLD_FPS = 10.0
+"""The camera rate key frames are held at."""
+
 
 @dataclass(frozen=True)
 class ReplayFrame:
@@ -30,6 +41,8 @@ class ReplayFrame:
     timestamp: float
     frame_id: str
     labels: Any = None
+    settled: bool = True
+    """False for a key frame of a passing moment (a hand in view, objects in the air)."""
 
 
 def load_game_file(folder: Path) -> dict[str, Any]:
@@ -70,7 +83,10 @@ def frame_list(folder: Path, data: dict[str, Any]) -> list[ReplayFrame]:
         last = float(stamp)
         frame_id = str(entry.get("id", entry.get("frame_id", Path(name).stem)))
         # Labels: ``objects`` in the fixtures' format (fixtures/README.md), ``labels`` from a Recorder.
-        frames.append(ReplayFrame(folder / name, float(stamp), frame_id, entry.get("labels", entry.get("objects"))))
+        labels = entry.get("labels", entry.get("objects"))
+        moving = isinstance(labels, list) and any("moving" in (obj.get("flags") or ()) for obj in labels if isinstance(obj, dict))
+        settled = bool(entry.get("settled", True)) and not entry.get("hand_in_view") and not moving
+        frames.append(ReplayFrame(folder / name, float(stamp), frame_id, labels, settled))
     return frames
 
 
@@ -90,6 +106,7 @@ class ReplaySource(BaseSource):
         size: tuple[int, int] | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        hold_fps: float | None = None,
     ) -> None:
         super().__init__(size)
         self.folder = Path(folder)
@@ -97,6 +114,13 @@ class ReplaySource(BaseSource):
         """The whole ``game.json`` (players, options, decisions and expected rulings too)."""
         self.frames = frame_list(self.folder, self.game)
         self.realtime = realtime
+        key_frames = str(self.game.get("format", "")).startswith(KEY_FRAME_FORMAT)
+        self.hold_fps = (DEFAULT_HOLD_FPS if key_frames else 0.0) if hold_fps is None else hold_fps
+        """Frames a second each key frame is held at; 0 plays every frame once."""
+        self.last_timestamp = float("-inf")
+        """The recorded time of the last frame read (a held frame's own time)."""
+        self._held: tuple[Any, int] | None = None
+        """The key frame being held (decoded image, repeats already given)."""
         self._clock = clock
         self._sleep = sleep
         self._position = 0
@@ -113,6 +137,7 @@ class ReplaySource(BaseSource):
             raise ValueError(f"replay: frame index {index} is outside 0..{len(self.frames)}")
         self._position = index
         self._origin = None
+        self._held = None
 
     def index_of(self, frame_id: str) -> int:
         """The index of the frame called ``frame_id``.
@@ -128,26 +153,62 @@ class ReplaySource(BaseSource):
         self._origin = None
 
     def _grab(self) -> tuple[Any, float, str, dict[str, Any]]:
-        import cv2
-
+        if self._held is not None:
+            image, given = self._held
+            entry = self.frames[self._position - 1]
+            if given < self._repeats(self._position - 1):
+                self._held = (image, given + 1)
+                stamp = entry.timestamp + given / self.hold_fps
+                self._pace(stamp)
+                self.last_timestamp = stamp
+                return image.copy(), stamp, entry.frame_id, {"labels": entry.labels, "index": self._position - 1}
+            self._held = None
         if self._position >= len(self.frames):
             raise EOFError(f"replay: {self.folder} has no more frames")
         entry = self.frames[self._position]
         self._position += 1
-        if self.realtime:
-            now = self._clock()
-            if self._origin is None:
-                self._origin = (now, entry.timestamp)
-            due = self._origin[0] + (entry.timestamp - self._origin[1])
-            if due > now:
-                self._sleep(due - now)
+        self._pace(entry.timestamp)
+        self.last_timestamp = entry.timestamp
+        image = self._decode(entry)
+        if self.hold_fps > 0:
+            self._held = (image, 1)
+        return image, entry.timestamp, entry.frame_id, {"labels": entry.labels, "index": self._position - 1}
+
+    def _repeats(self, index: int) -> int:
+        """How many frames key frame ``index`` stands for at ``hold_fps`` (at least one).
+
+        Only a settled key frame is held: a key frame of a passing moment (a hand reaching in,
+        coins in the air) stands for frames that all differ, so it is shown once.
+        """
+        if not self.frames[index].settled:
+            return 1
+        start = self.frames[index].timestamp
+        end = self.frames[index + 1].timestamp if index + 1 < len(self.frames) else start + 1.0
+        return max(1, round((end - start) * self.hold_fps))
+
+    def _pace(self, stamp: float) -> None:
+        """In real time, sleep until ``stamp`` is due (measured from the first frame read)."""
+        if not self.realtime:
+            return
+        now = self._clock()
+        if self._origin is None:
+            self._origin = (now, stamp)
+        due = self._origin[0] + (stamp - self._origin[1])
+        if due > now:
+            self._sleep(due - now)
+
+    @staticmethod
+    def _decode(entry: ReplayFrame) -> Any:
+        import cv2
+
         raw = np.fromfile(entry.path, dtype=np.uint8) if entry.path.is_file() else None
         if raw is None:
             raise FrameError(f"replay: frame {entry.frame_id} ({entry.path}) is missing")
         image = cv2.imdecode(raw, cv2.IMREAD_COLOR) if raw.size else None
         if image is None:
             raise FrameError(f"replay: frame {entry.frame_id} ({entry.path.name}) is corrupt or not an image")
-        return image, entry.timestamp, entry.frame_id, {"labels": entry.labels, "index": self._position - 1}
+        return image
 
     def _release(self) -> None:
         self._origin = None
+        self._held = None

@@ -75,6 +75,8 @@ class Discrepancy:
     problems: tuple[Problem, ...]
     rethrow: bool = False
     """True when the throw itself is invalid and must be made again (G-3, A1)."""
+    pending: tuple[Move, ...] = ()
+    """The forced moves still to make, when the table is part-way through them."""
 
     def text(self) -> str:
         """All problems in one paragraph."""
@@ -124,12 +126,21 @@ def reconcile(state: State, seen: Sequence[Seen], confident: float = CONFIDENT) 
         problems.insert(0, Problem(f"{describe_items(s.item() for s in outside)} lie outside every zone",
                                    None, tuple(s.ref for s in outside), "G-2"))
     if problems:
+        pending = _pending_moves(state, observed, seen)
+        if pending:
+            return Discrepancy(tuple(Problem(f"Still to do: {move}", move.source, (), move.rule) for move in pending),
+                               pending=pending)
         return Discrepancy(tuple(problems))
     if not chance:
         return TableMatches(state.forced_moves())
     if not _compare({z: expected[z] for z in throw_zones}, {z: observed[z] for z in throw_zones}, seen):
         # Nothing thrown yet: the table waits for the throw exactly as the rules expect it.
         return TableMatches(state.forced_moves())
+    pending = _pending_moves(state, observed, seen)
+    if pending:
+        # G-2: the forced moves come first; objects still waiting to be moved are not a throw.
+        return Discrepancy(tuple(Problem(f"Still to do: {move}", move.source, (), move.rule) for move in pending),
+                           pending=pending)
     try:
         action = state.chance_from_table({z: observed[z] for z in throw_zones})
     except IllegalActionError as exc:
@@ -138,6 +149,39 @@ def reconcile(state: State, seen: Sequence[Seen], confident: float = CONFIDENT) 
     if error is not None:
         return Discrepancy((Problem(str(error), "theatre", (), error.rule),), rethrow=True)
     return ChanceOutcome(action)
+
+
+def _pending_moves(state: State, observed: dict[str, list[Item]], seen: Sequence[Seen]) -> tuple[Move, ...]:
+    """The forced moves not yet made, if the table is exactly part-way through them (else ``()``)."""
+    moves = state.forced_moves()
+    final = state.zones()
+    for done in range(len(moves) - 1, -1, -1):
+        table = _before(final, moves[done:])
+        if table is not None and not _compare(table, observed, seen):
+            return moves[done:]
+    return ()
+
+
+def _before(final: dict[str, tuple[Item, ...]], moves: Sequence[Move]) -> dict[str, tuple[Item, ...]] | None:
+    """The table as it was before ``moves`` were made, ending at ``final`` (None: inconsistent)."""
+    zones = {zone: Counter(items) for zone, items in final.items()}
+    for move in reversed(moves):
+        arrived = Counter(_as_zone_holds(final, move.target, item) for item in move.items)
+        if move.target in zones:
+            if arrived - zones[move.target]:
+                return None
+            zones[move.target] -= arrived
+        if move.source in zones:
+            zones[move.source].update(_as_zone_holds(final, move.source, item) for item in move.items)
+    return {zone: tuple(counts.elements()) for zone, counts in zones.items()}
+
+
+def _as_zone_holds(final: dict[str, tuple[Item, ...]], zone: str, item: Item) -> Item:
+    """An item as ``zone`` records it: without its face where the zone ignores faces."""
+    held = final.get(zone, ())
+    if held and all(other.value is None for other in held):
+        return Item(item.kind, None, item.ident)
+    return item
 
 
 def answer(seen: Sequence[Seen], refs: Iterable[int], value: str | int) -> list[Seen]:

@@ -30,8 +30,8 @@ def add_parser(commands: Any) -> None:
     demo.add_argument("--port", type=int, default=8080, help="dashboard port (default 8080)")
     demo.add_argument("--host", default="0.0.0.0", help="dashboard address (default all)")
     demo.add_argument("--pin", default="1234", help="the control PIN (default 1234)")
-    demo.add_argument("--read", choices=("vision", "labels"), default="vision",
-                      help="read frames with vision (default) or take the recorded labels")
+    demo.add_argument("--read", choices=("vision", "labels"), default="labels",
+                      help="take the recorded reads (default) or read the frames with vision")
     demo.add_argument("--auto", action="store_true", help="take the recorded decisions instead of waiting for taps")
     demo.add_argument("--db", help="match log (default: a fresh one in a temporary folder)")
     demo.set_defaults(run=run_demo)
@@ -52,7 +52,7 @@ def game_folder(name: str) -> Path:
     return folder
 
 
-def open_demo(name: str, db: str, read: str = "vision", auto: bool = False, realtime: bool = True) -> Any:
+def open_demo(name: str, db: str, read: str = "labels", auto: bool = False, realtime: bool = True) -> Any:
     """The table service replaying game ``name``, waiting for players' taps unless ``auto``."""
     from web.service import open_table
 
@@ -90,6 +90,9 @@ class WaitForPlayers:
             self.source.seek(self.source.position)  # real-time pacing restarts after the pause
 
     def _due(self, decision: Mapping[str, Any]) -> bool:
+        moment = decision.get("t")
+        if isinstance(moment, (int, float)):
+            return bool(getattr(self.source, "last_timestamp", moment) >= moment)
         after = decision.get("after_frame", decision.get("frame"))
         if after is None:
             return False

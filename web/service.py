@@ -320,7 +320,7 @@ def create_match(store: MatchStore, game: str, players: list[str], options: Mapp
     match_id = store.create(game, list(game_obj.players), game_obj.to_json()["options"], camera)
     match = store.open(match_id)
     if first is not None:
-        match.apply(Designate(first), "tablet")
+        match.apply(Designate(first), "setup")  # the table's choice at set-up, not a player's decision
     return match
 
 
@@ -404,7 +404,9 @@ def open_table(
     game = game or recorded.get("game")
     players = list(players or recorded.get("players") or config.get("players") or [])
     if options is None:
-        options = dict(recorded.get("options") or config.get("options") or {})
+        # A recording's options: its ``options``, or the rule keys (``sp.…``) of its ``config``.
+        options = dict(recorded.get("options") or config.get("options")
+                       or {key: value for key, value in config.items() if "." in key})
     if first is None and (recorded.get("first") or config.get("first")):
         first = str(recorded.get("first") or config.get("first"))
     if calibration is None:
@@ -552,6 +554,9 @@ class RecordedTablet:
                         return
                 except KeyError:
                     raise ConfigError(f"recorded decision {done + 1} waits for frame {after!r}, which is not in the recording") from None
+            moment = decision.get("t")
+            if isinstance(moment, (int, float)) and getattr(self.source, "last_timestamp", moment) < moment:
+                return  # recorded later than the frame now in view
             pending = match.pending
             if "answer" in decision:
                 # An answer waits for its question.

@@ -217,7 +217,7 @@ class SevensState(State):
         seat = self.order_rollers.pop(0)
         counted = remove_sevens(faces) if self.game.options["sv.order_roll_removal"] else faces
         self.order_totals[seat] = sum(counted)
-        self._moves = (Move(tuple(Item("d6") for _ in range(DICE)), "theatre", "aside", "SV-2.2"),)
+        self._moves = (Move(tuple(Item("d6", face) for face in sorted(faces)), "theatre", "aside", "SV-2.2"),)
         if self.order_rollers:
             return
         best = max(self.order_totals.values())

@@ -92,9 +92,13 @@ def test_forced_move_not_yet_made_is_a_discrepancy_naming_the_dice() -> None:
     ruling = reconcile(state, dice("theatre", 2, 3, 1, 6, 4, 3))
     assert isinstance(ruling, Discrepancy) and not ruling.rethrow
     assert ruling.text() == (
-        "1 die showing 1, 1 die showing 3, 1 die showing 4 and 1 die showing 6 in the Theatre "
-        "should be in the side of the table"
+        "Still to do: Move 1 die showing 1, 1 die showing 3, 1 die showing 4 and 1 die showing 6 "
+        "from the Theatre to the side of the table (SV-4.2)"
     )
+    # Not part-way through the moves: the differences are named one by one.
+    stray = reconcile(state, dice("theatre", 2, 3, 1, 6, 4) + aside(1))
+    assert isinstance(stray, Discrepancy) and not stray.pending
+    assert "in the Theatre should be in the side of the table" in stray.text()
 
 
 def test_a_missing_die_is_named() -> None:
@@ -134,3 +138,35 @@ def test_a1_invalid_throw_instruction_follows_the_option() -> None:
         seen = dice("theatre", 1, 2, 4, 6, 3) + [Seen("d6", 3, "theatre", 0.9, ("on_edge",), ref=9)]
         ruling = reconcile(state, seen)
         assert isinstance(ruling, Discrepancy) and ruling.rethrow and words in ruling.text()
+
+
+def test_a_table_part_way_through_its_forced_moves_names_what_is_left() -> None:
+    """SP-3.5 then SP-4.2: the gather is made, the round-end return to the Balcony is still to do."""
+    state = find_game("seven-pennies")(["Jess", "Kevin"]).new_state()
+    for text in ("designate Jess", "throw 3H 4T", "gather", "throw 5H 1T", "gather", "throw 0H 2T", "gather"):
+        state.apply(text)
+    seen = [Seen("penny", "tails", "gathered:Jess", 0.95, (), i) for i in range(3)]
+    seen += [Seen("penny", "heads", "gathered:Kevin", 0.95, (), 10 + i) for i in range(4)]
+    ruling = reconcile(state, seen)
+    assert isinstance(ruling, Discrepancy) and not ruling.rethrow
+    assert [m.rule for m in ruling.pending] == ["SP-4.2", "SP-4.2"]
+    assert ruling.text().startswith("Still to do: Move 3 tails from Jess's Gathered area to the Balcony (SP-4.2)")
+    done = [Seen("penny", None, "balcony", 0.95, (), i) for i in range(7)]
+    assert isinstance(reconcile(state, done), TableMatches)
+
+
+def test_g_2_leftover_dice_not_yet_moved_are_not_read_as_the_next_throw() -> None:
+    """SPD-5.1 / G-2: after Gather 3 the leftovers 2, 2, 6 must go to the Balcony first; the
+    three dice still lying in the Theatre are not B's throw of three dice."""
+    state = find_game("seven-pennies")(["A", "B"], {"spd.enabled": True}).new_state()
+    for text in ("designate A", "throw 1 6 2 3 3 5 4", "gather 3", "throw 4 4 5 5 1 6", "gather 5", "throw 2 2 3 6", "gather 3"):
+        state.apply(text)
+    held = [Seen("d6", 3, "gathered:A", 0.95, (), 20 + i) for i in range(2)]
+    held += [Seen("d6", 5, "gathered:B", 0.95, (), 30 + i) for i in range(2)]
+    waiting = held + dice("theatre", 2, 2, 6)
+    ruling = reconcile(state, waiting)
+    assert isinstance(ruling, Discrepancy) and ruling.pending and "SPD-5.1" in ruling.text()
+    moved = held + [Seen("d6", 2, "balcony", 0.9, (), i) for i in range(3)]
+    assert isinstance(reconcile(state, moved), TableMatches)
+    thrown = held + dice("theatre", 1, 4, 5)
+    assert isinstance(reconcile(state, thrown), ChanceOutcome)

@@ -564,7 +564,7 @@ def game_pennywise(seed: int) -> tuple[Director, dict[str, Any]]:
     turn("B", 5, 1, 60, [[], [1]])
     turn("A", 10, 5, 58, [[], [5]])
     turn("B", 25, 10, 45, [[], [10]])
-    return d, {"rules": ["PW-T3"], "config": {"players": ["A", "B"], "pw.coinage": "original", "pw.change_rule": "original"},
+    return d, {"rules": ["PW-T3"], "config": {"players": ["A", "B"], "first": "A", "pw.coinage": "Original", "pw.change_rule": "original"},
                "final": {"stash_cents": {"A": 58, "B": 45}, "centre": [25]}}
 
 

@@ -1,0 +1,52 @@
+"""Issue 8: the recorded example games played in a real browser by tapping the legal options
+while the replay source feeds the throws (the replay waits for each tap, as ``referee demo``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.browser.conftest import LiveServer, screenshot
+from tests.browser.test_dashboard_browser import PIN, assert_tablet_friendly, unlock
+from web.demo_cli import open_demo
+
+
+def play(tablet: Any, game: str, taps: list[str], db: Path, name: str) -> Any:
+    service = open_demo(game, str(db), read="labels", realtime=False)
+    with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
+        service.start()
+        try:
+            page = tablet.new_page()
+            page.goto(server.url + "/")
+            unlock(page)
+            for number, action in enumerate(taps):
+                selector = f'#options button[data-action="{action}"]:not([disabled])'
+                page.wait_for_selector(selector, timeout=60000)
+                if number == 0:
+                    assert_tablet_friendly(page)
+                    screenshot(page, f"{name}-first-decision")
+                page.tap(selector)  # re-queried: live updates re-render the buttons
+                page.wait_for_function(f"document.querySelector('#history').textContent.split('{action}').length > {taps[:number + 1].count(action)}",
+                                       timeout=30000)
+            assert service.wait(120), "the replay reaches its last frame"
+            page.wait_for_timeout(300)
+            screenshot(page, f"{name}-end")
+            return service, page.inner_text("#scores"), page.inner_text("#prompt")
+        finally:
+            service.stop()
+
+
+def test_sp_t1_played_by_tapping_while_the_replay_feeds_the_throws(tablet: Any, tmp_path: Path) -> None:
+    """SP-T1: the camera reads 3H 4T, 5H 1T, 0H 2T; the players tap Gather three times."""
+    service, scores, prompt = play(tablet, "sp_t1", ["gather", "gather", "gather"], tmp_path / "sp.db", "sp-t1")
+    assert "Jess\t3" in scores and "Kevin\t4" in scores
+    camera = [e.text for e in service.match.events if e.actor == "camera" and e.kind == "action"]
+    assert camera == ["throw 3H 4T", "throw 5H 1T", "throw 0H 2T"]
+    assert prompt.startswith("Kevin: throw the 7 pennies"), "round 2 starts left of the last player (A15)"
+
+
+def test_sevens_played_by_tapping_while_the_replay_feeds_the_rolls(tablet: Any, tmp_path: Path) -> None:
+    """SV-T1 and SV-T3 after the order roll: A re-rolls twice (12), B re-rolls twice (0)."""
+    service, scores, prompt = play(tablet, "sevens_sv_t1_t3", ["reroll"] * 4, tmp_path / "sv.db", "sevens")
+    assert "A\t12" in scores and "B\t0" in scores
+    assert service.view()["winners"] == ["A"] and prompt.startswith("Game over")
