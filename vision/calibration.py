@@ -318,15 +318,30 @@ def calibrate(frame: NDArray[np.uint8], layout: Layout, params: CalibrateParams 
             f"missing: {_describe_missing(found, layout.markers)}"
         )
     height, width = frame.shape[:2]
-    lens = fit_lens(found, layout.markers, layout.table_size_mm, (width, height)) if params.fit_distortion else Lens()
-    matrix, residual = fit_homography(found, layout.markers, layout.table_size_mm, lens)
-    sides = [
-        float(np.linalg.norm(b - a))
-        for quad in found.values()
-        for a, b in zip(_apply(matrix, lens.undistort(quad)), np.roll(_apply(matrix, lens.undistort(quad)), -1, axis=0))
-    ]
-    worst_side = max(sides, key=lambda side: abs(side - layout.markers.size_mm))
-    if residual > params.max_residual_mm or abs(worst_side - layout.markers.size_mm) > params.max_side_error * layout.markers.size_mm:
+    # All the markers first; if they do not fit, each one left out in turn (a hand or a coin over
+    # a marker's corner can leave it found but with that corner wrong).
+    subsets = [found]
+    if len(found) > params.min_markers:
+        subsets += [{i: q for i, q in found.items() if i != left_out} for left_out in sorted(found)]
+    best: tuple[float, Lens, NDArray[np.float64], float, float] | None = None
+    for subset in subsets:
+        lens = fit_lens(subset, layout.markers, layout.table_size_mm, (width, height)) if params.fit_distortion else Lens()
+        matrix, residual = fit_homography(subset, layout.markers, layout.table_size_mm, lens)
+        sides = [
+            float(np.linalg.norm(b - a))
+            for quad in subset.values()
+            for a, b in zip(_apply(matrix, lens.undistort(quad)), np.roll(_apply(matrix, lens.undistort(quad)), -1, axis=0))
+        ]
+        worst_side = max(sides, key=lambda side: abs(side - layout.markers.size_mm))
+        side_error = abs(worst_side - layout.markers.size_mm) / layout.markers.size_mm
+        fits = residual <= params.max_residual_mm and side_error <= params.max_side_error
+        if fits:
+            break
+        if best is None or residual < best[0]:
+            best = (residual, lens, matrix, residual, worst_side)
+    else:
+        assert best is not None
+        _score, _lens, _matrix, residual, worst_side = best
         raise CalibrationError(
             f"the markers do not fit the {layout.game} layout ({layout.table_size_mm[0]:.0f} x "
             f"{layout.table_size_mm[1]:.0f} mm): corners up to {residual:.1f} mm off, a marker side measures "
@@ -452,7 +467,8 @@ class TrackResult:
     calibration: Calibration
     """The calibration to use from now on (a corrected one when ``status == "corrected"``)."""
     shift_mm: float | None
-    """How far the markers appear from where the old calibration expects them (worst corner)."""
+    """How far the markers appear from where the old calibration expects them (the worst marker's
+    median corner)."""
     markers_seen: tuple[int, ...]
     """Ids of the markers found in this frame."""
     message: str = ""
@@ -485,14 +501,23 @@ def track(calibration: Calibration, frame: NDArray[np.uint8], params: TrackParam
         return TrackResult("unseen", calibration, None, seen, "no marker in view: is something covering them?")
     old = calibration.matrix
     lens = calibration.lens
+    # Per marker, the median of its four corners' errors: one corner misread under a finger is
+    # not a moved camera.
     shift = max(
-        float(np.max(np.linalg.norm(calibration.image_to_table(quad) - spec.corners_mm(i, table_size), axis=1)))
+        float(np.median(np.linalg.norm(calibration.image_to_table(quad) - spec.corners_mm(i, table_size), axis=1)))
         for i, quad in found.items()
     )
     if shift <= params.tolerance_mm:
         return TrackResult("steady", calibration, shift, seen)
     if len(found) >= params.min_markers_refit:
         matrix, residual = fit_homography(found, spec, table_size, lens)
+        if residual > params.max_residual_mm and len(found) > params.min_markers_refit:
+            # A marker half covered can be found with a corner wrong: try without each one.
+            for left_out in sorted(found):
+                subset = {i: q for i, q in found.items() if i != left_out}
+                candidate, misfit = fit_homography(subset, spec, table_size, lens)
+                if misfit < residual:
+                    matrix, residual = candidate, misfit
     elif len(found) >= params.min_markers_correct:
         straight = {i: lens.undistort(quad) for i, quad in found.items()}
         before = {i: _apply(calibration.inverse, spec.corners_mm(i, table_size)) for i in found}
