@@ -71,6 +71,7 @@ function render(next) {
     return button;
   }));
   const cardGame = next.game === "pennies-from-heaven";
+  $("options-title").hidden = !(next.options || []).length;
   $("manual").hidden = !controller || !(next.awaiting_chance || cardGame);
   $("cards").hidden = !controller || !cardGame;
   $("manual-action").placeholder = cardGame ? "meld 7H 7D 7C" : "throw 3H 4T";
