@@ -212,6 +212,22 @@ def main() -> int:
     print(before.line("  without enrolment"))
     print(after.line("  with enrolment"))
 
+    # False coins on photos without any coin: held-out dice photos and the card photos the
+    # model did not learn from (tools/train_coins.py uses the other half as negatives).
+    try:
+        from vision._dice_split import is_held_out as dice_held_out
+    except ImportError:
+        dice_held_out = None
+    shared = args.data.parent
+    empty = [p for p in sorted((shared / "dice-rune55").glob("*.jpg")) if dice_held_out and dice_held_out(p.name)]
+    empty += sorted((shared / "cards-cadyze").glob("*.jpg"))[1::2]
+    false_coins = photos_with = 0
+    for path in empty:
+        dets, _ = find_coins(cv2.imread(str(path)), params)
+        false_coins += len(dets)
+        photos_with += bool(dets)
+    print(f"coin-free photos (held-out dice, unseen cards): {len(empty)}, false coins {false_coins}, photos with any {photos_with}")
+
     # Wall time suffers when other work shares the cores; the process's CPU time much less.
     times, cpu = [], []
     for e in labels:

@@ -98,6 +98,45 @@ def load_coins(data: Path, which: str) -> list[tuple[np.ndarray, list[tuple[floa
     return out
 
 
+NOT_COIN = "none"
+"""The extra class for circles that are not coins (pips, dice corners, card pips, cloth)."""
+
+
+def load_negatives(
+    shared: Path, limit: int, rng: np.random.Generator
+) -> list[tuple[np.ndarray, list[tuple[float, float, float, int, int]]]]:
+    """Circles the finder reports in photos with no coin at all: the dice and card photos.
+
+    Only the dice photos the dice model trains on (``vision._dice_split``) and every other
+    card photo are used, so the other half stays free for measuring false coins.
+    """
+    try:
+        from vision._dice_split import is_held_out as dice_held_out
+    except ImportError:  # the dice split is not there: hold out every fifth photo
+        dice_held_out = lambda name: hash(name) % 5 == 0  # noqa: E731
+    names = []
+    dice = shared / "dice-rune55"
+    names += [p for p in sorted(dice.glob("*.jpg")) if not dice_held_out(p.name)]
+    cards = sorted((shared / "cards-cadyze").glob("*.jpg"))
+    names += cards[::2]
+    out = []
+    total = 0
+    not_coin = len(APPEARANCE_KINDS)
+    for path in names:
+        img = cv2.imread(str(path))
+        if img is None:
+            continue
+        found = find_coin_circles(img, CoinParams())
+        if not found:
+            continue
+        out.append((img, [(c.x, c.y, c.r, not_coin, -1) for c in found]))
+        total += len(found)
+        if total >= limit:
+            break
+    rng.shuffle(out)  # type: ignore[arg-type]
+    return out
+
+
 def augment_batch(
     photos: list[tuple[np.ndarray, list[tuple[float, float, float, int, int]]]],
     copies: int,
@@ -191,6 +230,7 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--resolution", type=int, nargs=3, default=[16, 64, 24], metavar=("RADII", "ANGLES", "BASE"))
     ap.add_argument("--normalise", choices=("zscore", "rank"), default="rank")
+    ap.add_argument("--negatives", type=int, default=1500, help="non-coin circles from the dice and card photos (0: none)")
     args = ap.parse_args()
     global N_RADII, N_ANGLES, PAD, BASE_RADIUS, NORMALISE
     N_RADII, N_ANGLES, BASE_RADIUS = args.resolution
@@ -203,15 +243,21 @@ def main() -> int:
 
     train = load_coins(args.data, "train")
     val = load_coins(args.data, "val")
+    negatives = load_negatives(args.data.parent, args.negatives, rng) if args.negatives else []
+    print(f"negatives: {sum(len(c) for _, c in negatives)} circles in {len(negatives)} photos", flush=True)
+    kinds = list(APPEARANCE_KINDS) + ([NOT_COIN] if negatives else [])
     print(f"train photos {len(train)} coins {sum(len(c) for _, c in train)}; val photos {len(val)}", flush=True)
     vx, vk, vf = plain(val)
-    net = CoinNet(n_radii=N_RADII)
+    net = CoinNet(n_kinds=len(kinds), n_radii=N_RADII)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-3)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=args.epochs * 100)
     steps = 0
     for epoch in range(args.epochs):
         t0 = time.time()
         x, k, f = augment_batch(train, args.copies, rng)
+        if negatives:
+            nx, nk, nf = augment_batch(negatives, max(1, args.copies // 4), rng)
+            x, k, f = np.concatenate([x, nx]), np.concatenate([k, nk]), np.concatenate([f, nf])
         order = rng.permutation(len(x))
         net.train()
         batch = max(1, len(x) // 100)
@@ -265,7 +311,7 @@ def main() -> int:
         "outer": OUTER,
         "base_radius": BASE_RADIUS,
         "normalise": NORMALISE,
-        "kinds": list(APPEARANCE_KINDS),
+        "kinds": kinds,
         "faces": list(FACES),
         "face_temperature": round(t_face, 4),
         "kind_temperature": round(t_kind, 4),

@@ -42,6 +42,9 @@ from vision.types import Detection
 if TYPE_CHECKING:
     from vision.enrol import CoinProfile
 
+NOT_COIN = "none"
+"""The appearance model's class for circles that are not coins."""
+
 CONFIDENT = 0.9
 """A coin read (kind and face together) at or above this confidence is reported as sure.
 
@@ -93,6 +96,8 @@ class CoinParams:
     """Smallest tilted-coin patch, as a fraction of a typical round coin's area."""
     tilted_size: tuple[float, float] = (0.65, 1.35)
     """A tilted coin's long axis, as fractions of a typical round coin's diameter."""
+    not_coin: float = 0.5
+    """A circle the appearance model calls not a coin with at least this probability is dropped."""
     face_min: float = 0.75
     """Below this face probability the face is reported as ``None`` (unsure)."""
     confident: float = CONFIDENT
@@ -271,7 +276,17 @@ def find_coins(
     lab = cv2.cvtColor(views.small, cv2.COLOR_BGR2LAB)
     colour, table = colour_features(lab, circles, scale)
     out, meta = appearance(frame, circles, params, views.gray)
+    if NOT_COIN in meta.kinds:
+        # The model has seen dice pips, card symbols and cloth: drop what it says is none of ours.
+        p_none = out.kind_prob[:, meta.kinds.index(NOT_COIN)]
+        coin_like = p_none < params.not_coin
+        circles = [c for c, ok in zip(circles, coin_like) if ok]
+        colour = colour[coin_like]
+        out = ModelOutput(out.kind_prob[coin_like], out.face_prob[coin_like], out.embedding[coin_like])
+        if not circles:
+            return [], mm_per_px
     kind_prob = _reorder(out.kind_prob, meta.kinds)
+    kind_prob = kind_prob / np.maximum(kind_prob.sum(axis=1, keepdims=True), 1e-9)
     face_prob = out.face_prob
     if profile is not None:
         kind_prob, face_prob = profile.adapt(out.embedding, kind_prob, face_prob)
