@@ -46,8 +46,8 @@ class ReadParams:
     """Whether to look for dice at all."""
     die_over_coin: float = 0.3
     """A coin and a die sharing at least this fraction of the smaller one's area are one object."""
-    solid_coin: float = 0.8
-    """A coin with at least this share of its outline on a circle is surely a coin, not a die."""
+    die_detail: float = 0.5
+    """A die box smaller than this fraction of the coin it lies on is a detail of that coin."""
 
 
 def read_table(
@@ -89,7 +89,7 @@ def read_table(
             except FileNotFoundError as exc:
                 # A missing model is an installation fault: say so, and still read the coins.
                 notes.append(f"dice reader not available: {exc}")
-    coins, dice = resolve_overlaps(coins, dice, params.die_over_coin, params.solid_coin)
+    coins, dice = resolve_overlaps(coins, dice, params.die_over_coin, params.die_detail)
 
     scale = mm_per_px if mm_per_px is not None else coin_scale
     if calibration is None:
@@ -106,15 +106,14 @@ def read_table(
 
 
 def resolve_overlaps(
-    coins: list[Detection], dice: list[Detection], min_overlap: float, solid_support: float = 0.8
+    coins: list[Detection], dice: list[Detection], min_overlap: float, detail_ratio: float = 0.5
 ) -> tuple[list[Detection], list[Detection]]:
     """Coins and dice left once each object claimed by both readers is given to one of them.
 
     A coin and a die overlap when at least ``min_overlap`` of the smaller one's area is
-    shared. A coin whose outline is a solid circle (edge support at least ``solid_support``)
-    is a coin: a die's square outline never gives that, and a "die" on top of it is a detail
-    of its design. Otherwise the more confident read wins, the die on a tie (a die's pips can
-    look like a round outline, a coin never has pips).
+    shared. A "die" much smaller than the coin it lies on (box under ``detail_ratio`` of the
+    coin's area) is a detail of the coin's design and goes. Otherwise the more confident
+    read wins, the die on a tie: a die's face can show a round outline, a coin never shows pips.
     """
     if not dice or not coins:
         return coins, dice
@@ -126,12 +125,13 @@ def resolve_overlaps(
         for j, d in enumerate(dice):
             if d.kind not in DIE_KINDS:
                 continue
+            die_area = float(d.bbox[2] * d.bbox[3])
             shared = _circle_box_overlap(c.center, r, d.bbox)
-            smaller = min(coin_area, float(d.bbox[2] * d.bbox[3])) or 1.0
-            if shared < min_overlap * smaller:
+            if shared < min_overlap * (min(coin_area, die_area) or 1.0):
                 continue
-            solid = float(c.extra.get("support", 0.0)) >= solid_support and not c.flags
-            if solid or c.confidence > d.confidence:
+            if die_area < detail_ratio * coin_area and not c.flags:
+                drop_die.add(j)
+            elif c.confidence > d.confidence:
                 drop_die.add(j)
             else:
                 drop_coin.add(i)

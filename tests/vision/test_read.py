@@ -74,15 +74,17 @@ def test_bad_calibration_and_frame_are_refused() -> None:
 
 
 def test_a_die_is_not_a_coin() -> None:
-    """Where both readers claim one object, a solid circle stays a coin, else the surer read wins."""
+    """Where both readers claim one object the surer read wins (the die on a tie); pips on a coin go."""
     die = Detection(kind="d6", value=4, bbox=(98, 98, 44, 44), confidence=0.95, center=(120.0, 120.0))
-    weak_coin = Detection(kind="penny", value=None, bbox=(100, 100, 40, 40), confidence=0.5, center=(120.0, 120.0), extra={"support": 0.5})
-    apart = Detection(kind="dime", value="tails", bbox=(300, 100, 36, 36), confidence=0.9, center=(318.0, 118.0), extra={"support": 1.0})
-    assert resolve_overlaps([weak_coin, apart], [die], 0.3) == ([apart], [die])
-    solid_coin = Detection(kind="penny", value="heads", bbox=(100, 100, 40, 40), confidence=0.6, center=(120.0, 120.0), extra={"support": 0.95})
-    pip_on_coin = Detection(kind="d6", value=None, bbox=(110, 110, 12, 12), confidence=0.0, center=(116.0, 116.0))
-    assert resolve_overlaps([solid_coin], [die, pip_on_coin], 0.3) == ([solid_coin], [])
-    assert resolve_overlaps([weak_coin], [], 0.3) == ([weak_coin], [])
+    unsure_coin = Detection(kind="penny", value=None, bbox=(100, 100, 40, 40), confidence=0.5, center=(120.0, 120.0))
+    apart = Detection(kind="dime", value="tails", bbox=(300, 100, 36, 36), confidence=0.9, center=(318.0, 118.0))
+    assert resolve_overlaps([unsure_coin, apart], [die], 0.3) == ([apart], [die])
+    sure_coin = Detection(kind="penny", value="heads", bbox=(100, 100, 40, 40), confidence=0.97, center=(120.0, 120.0))
+    unread_die = Detection(kind="d6", value=None, bbox=(98, 98, 44, 44), confidence=0.0, center=(120.0, 120.0))
+    assert resolve_overlaps([sure_coin], [unread_die], 0.3) == ([sure_coin], [])
+    pip_on_coin = Detection(kind="d6", value=None, bbox=(110, 110, 12, 12), confidence=0.9, center=(116.0, 116.0))
+    assert resolve_overlaps([unsure_coin], [pip_on_coin], 0.3) == ([unsure_coin], [])
+    assert resolve_overlaps([unsure_coin], [], 0.3) == ([unsure_coin], [])
 
 
 def test_coins_only_when_dice_are_off() -> None:
