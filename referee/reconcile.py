@@ -99,7 +99,8 @@ def reconcile(state: State, seen: Sequence[Seen], confident: float = CONFIDENT) 
     """Compare the camera's read with the table ``state`` expects and rule on it."""
     chance = state.current_player() == CHANCE
     throw_zones = set(state.chance_zones()) if chance else set()
-    expected = state.zones()
+    # The camera sees kinds and faces, not the ids the rules give tracked objects (FLIP's dice).
+    expected = {zone: tuple(_unnamed(item) for item in items) for zone, items in state.zones().items()}
 
     unreadable = [s for s in seen if UNREADABLE_FLAGS & set(s.flags)]
     if unreadable:
@@ -151,14 +152,18 @@ def reconcile(state: State, seen: Sequence[Seen], confident: float = CONFIDENT) 
     return ChanceOutcome(action)
 
 
+def _unnamed(item: Item) -> Item:
+    return Item(item.kind, item.value) if item.ident is not None else item
+
+
 def _pending_moves(state: State, observed: dict[str, list[Item]], seen: Sequence[Seen]) -> tuple[Move, ...]:
     """The forced moves not yet made, if the table is exactly part-way through them (else ``()``)."""
-    moves = state.forced_moves()
-    final = state.zones()
+    moves = tuple(Move(tuple(_unnamed(i) for i in m.items), m.source, m.target, m.rule) for m in state.forced_moves())
+    final = {zone: tuple(_unnamed(item) for item in items) for zone, items in state.zones().items()}
     for done in range(len(moves) - 1, -1, -1):
         table = _before(final, moves[done:])
         if table is not None and not _compare(table, observed, seen):
-            return moves[done:]
+            return state.forced_moves()[done:]
     return ()
 
 

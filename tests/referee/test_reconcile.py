@@ -170,3 +170,12 @@ def test_g_2_leftover_dice_not_yet_moved_are_not_read_as_the_next_throw() -> Non
     assert isinstance(reconcile(state, moved), TableMatches)
     thrown = held + dice("theatre", 1, 4, 5)
     assert isinstance(reconcile(state, thrown), ChanceOutcome)
+
+
+def test_tracked_dice_are_compared_by_face_not_by_id() -> None:
+    """FL-1.4: the rules name FLIP's dice; the camera sees only each die's face and zone."""
+    state = find_game("flip")(["A", "B"]).new_state()
+    state.apply("roll 1 2 3 4 6 6 6 5 1 2")
+    seen = [Seen("d6", f, "area:A", 0.95, (), i) for i, f in enumerate((1, 2, 3, 4, 6))]
+    seen += [Seen("d6", f, "area:B", 0.95, (), 10 + i) for i, f in enumerate((6, 6, 5, 1, 2))]
+    assert isinstance(reconcile(state, seen), TableMatches)
