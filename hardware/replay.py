@@ -149,6 +149,23 @@ class ReplaySource(BaseSource):
                 return index
         raise KeyError(f"replay: no frame {frame_id!r} in {self.folder}")
 
+    def layout(self) -> Any:
+        """The table the game was recorded on, as a ``vision.layouts.Layout``, or ``None``.
+
+        Taken from the first frame whose label has ``zones_mm`` and four ``markers`` (the
+        fixtures' format); a recording without them (a ``Recorder``'s) has ``None``.
+
+        :raises ValueError: for a frame label whose markers or zones are inconsistent.
+        """
+        from vision.layouts import layout_from_label
+
+        for entry in self.game["frames"]:
+            if isinstance(entry, dict) and entry.get("zones_mm") and isinstance(entry.get("markers"), dict) and len(entry["markers"]) == 4:
+                players = self.game.get("players")
+                names = [str(p) for p in players] if isinstance(players, list) else []
+                return layout_from_label(entry, str(self.game.get("game", "")), names)
+        return None
+
     def _open(self) -> None:
         self._origin = None
 

@@ -13,8 +13,9 @@ then along the top edge from left to right.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from vision.markers import MarkerSpec
 from vision.zones import Zone, check_zones, zone_of
@@ -275,3 +276,45 @@ def _seat_order(zones: list[Zone], kind: str, names: Sequence[str]) -> list[Zone
     shared = [z for z in zones if not z.id.startswith(kind + ":")]
     own = sorted((z for z in zones if z.id.startswith(kind + ":")), key=lambda z: names.index(z.id.partition(":")[2]))
     return shared + own
+
+
+def layout_from_label(label: Mapping[str, Any], game: str = "", players: Sequence[str] = ()) -> Layout:
+    """The layout a recorded frame was taken on, from its label's ``zones_mm`` and ``markers``.
+
+    A recorded table (the fixtures' games, fixtures/README.md "Label format") need not be the
+    default layout: the rendered one is 640 x 480 mm with its markers 12 mm in. The markers'
+    corners in mm give their ids, size and margin, and with the bottom-right marker the table's
+    size; the zones are taken as they are.
+
+    :raises ValueError: naming what is missing or inconsistent (no markers, a marker that is
+        not a square of the same size as the others, zones that overlap).
+    """
+    raw_markers = label.get("markers")
+    if not isinstance(raw_markers, Mapping) or len(raw_markers) != 4:
+        raise ValueError("the label has no 'markers' (four corner markers with their 'mm' corners)")
+    corners: list[tuple[int, list[tuple[float, float]]]] = []
+    for key, marker in raw_markers.items():
+        mm = marker.get("mm") if isinstance(marker, Mapping) else None
+        if not isinstance(mm, list) or len(mm) != 4:
+            raise ValueError(f"marker {key!r} of the label has no 'mm' corners (four points)")
+        corners.append((int(key), [(float(x), float(y)) for x, y in mm]))
+    # Each marker's top-left corner (ArUco's first) places it at a corner of the table.
+    by_position = sorted(corners, key=lambda item: item[1][0][0] + item[1][0][1])
+    top_left, bottom_right = by_position[0], by_position[-1]
+    rest = sorted(by_position[1:3], key=lambda item: item[1][0][1])
+    top_right, bottom_left = rest[0], rest[1]
+    size = top_left[1][1][0] - top_left[1][0][0]
+    margin = top_left[1][0][0]
+    for marker_id, points in corners:
+        side = points[1][0] - points[0][0]
+        if abs(side - size) > 0.5 or abs((points[2][1] - points[1][1]) - size) > 0.5:
+            raise ValueError(f"marker {marker_id} of the label is not a {size:g} mm square like marker {top_left[0]}")
+    width = bottom_right[1][2][0] + margin
+    height = bottom_right[1][2][1] + margin
+    spec = MarkerSpec(ids=(top_left[0], top_right[0], bottom_right[0], bottom_left[0]), size_mm=size, margin_mm=margin)
+    raw_zones = label.get("zones_mm")
+    if not isinstance(raw_zones, Mapping) or not raw_zones:
+        raise ValueError("the label has no 'zones_mm' (zone outlines in table mm)")
+    zones = tuple(Zone(str(zone_id), tuple((float(x), float(y)) for x, y in polygon)) for zone_id, polygon in raw_zones.items())
+    owners = tuple(dict.fromkeys(zone.id.partition(":")[2] for zone in zones if ":" in zone.id))
+    return Layout(game or "recorded", tuple(players) or owners, (width, height), zones, spec)

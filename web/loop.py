@@ -71,11 +71,15 @@ class LoopStatus:
     settles: int = 0
     last_problem: str = ""
     latencies: list[float] = field(default_factory=list)
+    calibration: str = ""
+    """The camera's calibration in words when it is not right (looking for markers, camera moved)."""
 
     def to_json(self) -> dict[str, Any]:
         """JSON-friendly summary (latencies as median and worst, in ms)."""
         data: dict[str, Any] = {"state": self.state, "frames": self.frames, "bad_frames": self.bad_frames,
                                 "settles": self.settles, "last_problem": self.last_problem}
+        if self.calibration:
+            data["calibration"] = self.calibration
         if self.latencies:
             data["latency_ms"] = {"median": round(statistics.median(self.latencies) * 1000, 1),
                                   "worst": round(max(self.latencies) * 1000, 1)}

@@ -334,6 +334,8 @@ def _status_line(loop: Mapping[str, Any]) -> str:
         return f"Camera lost: waiting for it to come back ({loop.get('last_problem', '')})"
     if state == "finished":
         return "Recording finished"
+    if loop.get("calibration"):
+        return f"Camera: {loop['calibration']}"
     return "" if state in ("running", "idle", "no camera") else str(state)
 
 
@@ -436,12 +438,44 @@ def open_table(
             source.index_of(resume_after)
         except KeyError:
             resume_after = None
-    service = TableService(store, match, source, settle=settle_factory(calibration), read=make_reader(read, source, calibration),
+    layout = table_layout(source, match) if read == "vision" and calibration is None else None
+    reader = make_reader(read, source, calibration, layout)
+    service = TableService(store, match, source, settle=settle_factory(calibration), read=reader,
                            camera=camera, resume_after=resume_after)
+    if isinstance(reader, VisionReader) and service.loop is not None:
+        loop = service.loop
+        loop.status.calibration = reader.status
+        loop.on_frame = reader.observe
+
+        def show(text: str) -> None:
+            loop.status.calibration = text
+            service._publish()
+
+        reader.on_status = show
     if isinstance(source, ReplaySource) and recorded.get("decisions"):
         service.tablet = RecordedTablet(recorded["decisions"], source)
     service.recorder = recorder
     return service
+
+
+def table_layout(source: Any, match: Match) -> Any:
+    """The layout the service calibrates on: a replay's own table (its frames' zones and
+    markers), else the game's default layout for the match's players (what ``referee markers``
+    printed); ``None`` for a game without one.
+    """
+    from hardware.replay import ReplaySource
+    from vision.layouts import default_layout
+
+    base = source.source if hasattr(source, "source") and isinstance(source.source, ReplaySource) else source
+    if isinstance(base, ReplaySource):
+        recorded = base.layout()
+        if recorded is not None:
+            return recorded
+    game = match.state.game
+    try:
+        return default_layout(game.name, list(game.players))
+    except ValueError:
+        return None
 
 
 def find_calibration(source: Any, recorded: Mapping[str, Any], db: str) -> Any:
@@ -480,18 +514,17 @@ def settle_factory(calibration: Any = None) -> SettleFactory:
     return make
 
 
-def make_reader(kind: str, source: FrameSource | None, calibration: Any = None) -> Reader:
-    """The reader ``--read`` names: ``vision`` (``vision.read.read_table``) or ``labels``.
+def make_reader(kind: str, source: FrameSource | None, calibration: Any = None, layout: Any = None) -> Reader:
+    """The reader ``--read`` names: ``vision`` (a :class:`VisionReader`) or ``labels``.
 
     ``labels`` takes a replayed frame's recorded labels as the read: it exercises the loop, the
-    rules and the log on a recording without depending on vision's accuracy.
+    rules and the log on a recording without depending on vision's accuracy. ``layout`` is the
+    table the vision reader calibrates itself on when no ``calibration`` is given.
 
     :raises ConfigError: for another name, or ``labels`` without a replay.
     """
     if kind == "vision":
-        from vision.read import read_table
-
-        return lambda image: read_table(image, calibration)
+        return VisionReader(layout, calibration)
     if kind == "labels":
         from hardware.replay import ReplaySource
 
@@ -499,6 +532,141 @@ def make_reader(kind: str, source: FrameSource | None, calibration: Any = None) 
             raise ConfigError("--read labels needs a replayed game (--camera replay:PATH)")
         return LabelReader(source)
     raise ConfigError(f"--read must be vision or labels, got {kind!r}")
+
+
+SMALLEST_COIN_MM = 17.91
+"""The dime's diameter: the smallest coin the coin reader must find."""
+
+
+class VisionReader:
+    """Reads settled frames with ``vision.read.read_table``, keeping the table's calibration.
+
+    Without a calibration it calibrates itself from the corner markers of ``layout`` (the
+    table's: a replay's own, else the game's default layout that ``referee markers`` printed),
+    trying the first frames until the markers are found (``observe``, at most once per
+    ``retry_s``). Once calibrated it follows the camera with ``vision.calibration.track`` on
+    every settled frame and every ``track_s`` between: a bumped camera is corrected, or, when
+    it cannot be, recalibrated or reported in ``status`` (shown as the loop's status).
+
+    With a calibration, what lies outside the play area or on a corner marker is not a coin or
+    a die on the table (the markers' squares, the sheet's edge): it is left out of the read.
+    """
+
+    def __init__(self, layout: Any = None, calibration: Any = None, retry_s: float = 1.0, track_s: float = 2.0) -> None:
+        self.layout = layout
+        self.calibration = calibration
+        self.retry_s = retry_s
+        self.track_s = track_s
+        self.status = "" if calibration is not None or layout is None else "calibrating: looking for the corner markers"
+        """The calibration's state in words: empty when all is well."""
+        self.on_status: Callable[[str], None] = lambda text: None
+        self._last_try = float("-inf")
+
+    def _set_status(self, text: str) -> None:
+        if text != self.status:
+            self.status = text
+            self.on_status(text)
+
+    def observe(self, frame: Frame) -> None:
+        """Every frame: calibrate until the markers are found, then follow the camera now and then."""
+        if frame.timestamp - self._last_try < (self.retry_s if self.calibration is None else self.track_s):
+            return
+        self._last_try = frame.timestamp
+        self._follow(frame.image)
+
+    def _follow(self, image: Any) -> None:
+        from vision.calibration import CalibrationError, calibrate, track
+
+        if self.calibration is None:
+            if self.layout is None:
+                return
+            try:
+                self.calibration = calibrate(image, self.layout)
+            except CalibrationError as exc:
+                self._set_status(f"not calibrated: {exc}")
+                return
+            self._set_status("")
+            return
+        result = track(self.calibration, image)
+        if result.ok:
+            self.calibration = result.calibration
+            self._set_status("")
+        elif result.status == "moved":
+            if self.layout is not None:
+                try:
+                    self.calibration = calibrate(image, self.layout)
+                    self._set_status("")
+                    return
+                except CalibrationError:
+                    pass
+            # Reading on with the old geometry would put objects in the wrong zones: say so.
+            self._set_status(f"camera moved: {result.message}")
+        # "unseen" (a hand over the markers) and "no_markers" (a manual calibration): keep it.
+
+    def __call__(self, image: Any) -> Any:
+        """Read one settled frame (see the class docstring)."""
+        from vision.read import ReadParams, read_table
+
+        self._follow(image)
+        calibration = self.calibration
+        if calibration is not None and self.status.startswith("camera moved"):
+            calibration = None  # no zones rather than wrong zones: reconcile asks for the table to be checked
+        params = read_params(calibration.mm_per_px if calibration is not None else None, image.shape[1], image.shape[0])
+        observation = read_table(image, calibration, params)
+        if calibration is not None:
+            observation = in_play_area(observation, calibration)
+        return observation
+
+
+def read_params(mm_per_px: float | None, width: int, height: int) -> Any:
+    """``vision.read.ReadParams`` for a camera at this scale.
+
+    The coin reader's defaults look for coins of at least 1.25% of the frame's long side in a
+    480-pixel work image; a camera mounted higher (the rendered fixtures: a dime is 32 px
+    across in 1280) sees smaller coins. With a known scale the smallest radius searched is
+    80% of a dime's, and the work image is large enough to give it 10 pixels.
+    """
+    from vision.coins import CoinParams
+    from vision.read import ReadParams
+
+    if mm_per_px is None or not mm_per_px > 0:
+        return ReadParams()
+    defaults = CoinParams()
+    long_side = max(width, height)
+    smallest_px = 0.8 * SMALLEST_COIN_MM / 2.0 / mm_per_px
+    min_radius = min(defaults.min_radius, smallest_px / long_side)
+    work_size = min(long_side, max(defaults.work_size, int(round(10.0 / smallest_px * long_side / 32.0)) * 32))
+    return ReadParams(coins=CoinParams(work_size=work_size, min_radius=min_radius))
+
+
+def in_play_area(observation: Any, calibration: Any) -> Any:
+    """The observation without the objects that lie outside the play area or on a corner marker."""
+    from dataclasses import replace
+
+    width, height = calibration.table_size_mm
+    spec = calibration.markers
+    squares = []
+    if spec is not None:
+        for marker_id in spec.ids:
+            corners = spec.corners_mm(marker_id, calibration.table_size_mm)
+            # The marker with its white quiet zone around it.
+            squares.append((corners[:, 0].min() - spec.margin_mm, corners[:, 1].min() - spec.margin_mm,
+                            corners[:, 0].max() + spec.margin_mm, corners[:, 1].max() + spec.margin_mm))
+    kept = []
+    for detection in observation.objects:
+        if detection.position_mm is None:
+            kept.append(detection)
+            continue
+        x, y = detection.position_mm
+        off_table = not (0.0 <= x <= width and 0.0 <= y <= height)
+        on_marker = any(x0 <= x <= x1 and y0 <= y <= y1 for x0, y0, x1, y1 in squares)
+        if not (off_table or on_marker):
+            kept.append(detection)
+    left_out = len(observation.objects) - len(kept)
+    if not left_out:
+        return observation
+    notes = (*observation.notes, f"{left_out} read(s) outside the play area or on a marker left out")
+    return replace(observation, objects=tuple(kept), notes=notes)
 
 
 class LabelReader:

@@ -1,0 +1,103 @@
+"""The live service calibrates itself from the table's markers and follows the camera (issue 7)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from hardware.frames import Frame
+from hardware.replay import ReplaySource
+from vision.types import Detection, TableObservation
+from web.service import VisionReader, in_play_area, open_table, read_params, table_layout
+
+GAMES = Path(__file__).resolve().parents[2] / "fixtures" / "games"
+
+
+def first_image(name: str) -> np.ndarray:
+    image = cv2.imread(str(GAMES / name / "0000.jpg"))
+    assert image is not None
+    return image
+
+
+def test_a_replay_knows_the_table_it_was_recorded_on() -> None:
+    layout = ReplaySource(GAMES / "sp_t1").layout()
+    assert layout is not None
+    assert layout.table_size_mm == (640.0, 480.0) and layout.markers.margin_mm == 12.0
+
+
+def test_the_service_calibrates_on_the_replays_own_table(tmp_path: Path) -> None:
+    service = open_table(f"replay:{GAMES / 'sp_t1'}", str(tmp_path / "m.db"), realtime=False, read="vision")
+    assert service.loop is not None
+    reader = service.loop.read
+    assert isinstance(reader, VisionReader) and reader.calibration is None
+    assert reader.layout.table_size_mm == (640.0, 480.0)
+    assert service.view()["loop"]["calibration"].startswith("calibrating")
+    assert service.source is not None
+    with service.source:
+        service.loop.step()  # the first frame: markers found
+    assert reader.calibration is not None
+    assert abs(reader.calibration.mm_per_px - 0.56) < 0.02
+    assert "calibration" not in service.view()["loop"]
+
+
+def test_a_live_camera_calibrates_on_the_default_layout(tmp_path: Path) -> None:
+    service = open_table(f"replay:{GAMES / 'sp_t1'}", str(tmp_path / "m.db"), realtime=False, read="labels")
+    assert isinstance(service.source, ReplaySource)
+    service.source.game["frames"] = [{k: v for k, v in f.items() if k != "markers"} for f in service.source.game["frames"]]
+    layout = table_layout(service.source, service.match)
+    assert layout.markers.margin_mm == 8.0  # what `referee markers` prints for seven-pennies
+    assert layout.zone_ids == ("balcony", "theatre", "gathered:Jess", "gathered:Kevin")
+
+
+def test_no_markers_in_view_is_a_loop_status_and_calibration_follows_when_they_appear() -> None:
+    layout = ReplaySource(GAMES / "sp_t1").layout()
+    reader = VisionReader(layout)
+    shown: list[str] = []
+    reader.on_status = shown.append
+    blank = np.full((960, 1280, 3), 90, np.uint8)
+    reader.observe(Frame(blank, 0.0, "a"))
+    assert reader.calibration is None and "not calibrated: found 0 of the 4 corner markers" in shown[-1]
+    reader.observe(Frame(first_image("sp_t1"), 0.5, "b"))  # within retry_s: not tried again
+    assert reader.calibration is None
+    reader.observe(Frame(first_image("sp_t1"), 1.0, "c"))
+    assert reader.calibration is not None and shown[-1] == ""
+
+
+def test_a_bumped_camera_is_corrected() -> None:
+    image = first_image("sp_t1")
+    reader = VisionReader(ReplaySource(GAMES / "sp_t1").layout())
+    reader.observe(Frame(image, 0.0, "a"))
+    before = reader.calibration
+    assert before is not None
+    bumped = np.asarray(cv2.warpAffine(image, np.array([[1, 0, 14], [0, 1, 9]], np.float32), (image.shape[1], image.shape[0])), np.uint8)
+    reader.observe(Frame(bumped, 5.0, "b"))
+    after = reader.calibration
+    assert after is not None and after is not before and reader.status == ""
+    # A point 14 px right and 9 px down of where it was now maps to the same table point.
+    assert np.allclose(after.image_to_table([[614.0, 409.0]]), before.image_to_table([[600.0, 400.0]]), atol=1.0)
+
+
+def test_reads_on_a_marker_or_off_the_table_are_left_out() -> None:
+    calibration = VisionReader(ReplaySource(GAMES / "sp_t1").layout())
+    calibration.observe(Frame(first_image("sp_t1"), 0.0, "a"))
+    assert calibration.calibration is not None
+    objects = (
+        Detection("d6", 3, (0, 0, 10, 10), 0.9, position_mm=(30.0, 30.0), zone=None),  # marker 0
+        Detection("penny", "heads", (0, 0, 10, 10), 0.9, position_mm=(300.0, 200.0), zone="theatre"),
+        Detection("penny", "tails", (0, 0, 10, 10), 0.9, position_mm=(700.0, 200.0), zone=None),  # off the sheet
+        Detection("penny", "tails", (0, 0, 10, 10), 0.9, position_mm=(320.0, 346.0), zone=None),  # between zones: kept
+    )
+    kept = in_play_area(TableObservation(objects, (1280, 960)), calibration.calibration)
+    assert [d.position_mm for d in kept.objects] == [(300.0, 200.0), (320.0, 346.0)]
+    assert kept.notes == ("2 read(s) outside the play area or on a marker left out",)
+
+
+def test_coins_seen_small_are_searched_for_at_their_size() -> None:
+    default = read_params(None, 1280, 960)
+    small = read_params(0.56, 1280, 960)  # the rendered fixtures: a dime is 32 px across
+    assert small.coins.min_radius * 1280 <= 0.8 * 17.91 / 2 / 0.56 + 0.01
+    assert small.coins.work_size > default.coins.work_size
+    near = read_params(0.2, 1280, 960)  # a camera close to the table: the defaults hold
+    assert near.coins == default.coins
