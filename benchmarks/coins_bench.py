@@ -114,6 +114,7 @@ def score(t: Tally, dets: list[Detection], objects: list[dict]) -> list[tuple[di
         t.faces_confident += int(confident and d.value is not None)
         if d.value is None:
             t.faces_unsure += 1
+            failures.append((o, d, f"unsure {d.extra.get('p_heads', 0.5):.2f}"))
         elif d.value == o["value"] and d.kind == o["kind"]:
             t.faces_right += 1
         else:
