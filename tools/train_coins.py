@@ -315,7 +315,13 @@ def main() -> int:
         "faces": list(FACES),
         "face_temperature": round(t_face, 4),
         "kind_temperature": round(t_kind, 4),
-        "trained_on": "coins-mmr (MIT, ArthurGoshtasby/MMR-Multi-model-Recognizer), held-out photos excluded",
+        "trained_on": "coins-mmr (MIT, ArthurGoshtasby/MMR-Multi-model-Recognizer), held-out photos excluded"
+        + (
+            "; not-a-coin circles from dice-rune55 (CC BY 4.0, Rune55 via N3VERS4YDIE/dice-recognition, trained part)"
+            " and every other cards-cadyze photo (CC BY 4.0, card-detection via Ammememe/CardCounterML)"
+            if negatives
+            else ""
+        ),
         "validation": sorted(VALIDATION),
         "epochs": args.epochs,
         "seed": args.seed,
