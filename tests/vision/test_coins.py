@@ -244,3 +244,18 @@ def test_leaning_and_on_edge_coins_are_flagged_not_read() -> None:
     assert all(d.value is None and d.confidence == 0.0 for d in flagged.values())
     assert np.hypot(flagged[("leaning",)].center[0] - 900, flagged[("leaning",)].center[1] - 500) < 10
     assert len([d for d in dets if not d.flags]) == 2
+
+
+DICE_PHOTOS = ("rune55_i_i_2881c6b4.jpg", "rune55_i_i_2e41b5d2.jpg", "rune55_i_i_30e7398e.jpg", "rune55_i_i_4d0ceff8.jpg")
+"""Photos of dice only, never used to train the coin model (the dice split holds them out)."""
+
+
+def test_dice_are_not_coins() -> None:
+    """Round die faces and pips are not reported as coins on photos without coins."""
+    false_coins = 0
+    for name in DICE_PHOTOS:
+        path = DATA.parent / "dice-rune55" / name
+        assert path.is_file(), f"real photo missing: {path}"
+        dets, _ = find_coins(cv2.imread(str(path)))
+        false_coins += len(dets)
+    assert false_coins <= 2
