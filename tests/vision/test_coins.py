@@ -117,6 +117,10 @@ def synthetic_table(coins: list[tuple[float, float, float, tuple[int, int, int]]
     return cv2.GaussianBlur(img, (3, 3), 0)
 
 
+GEOMETRY = CoinParams(not_coin=1.1)
+"""Synthetic discs look like no real coin, so these tests switch off the not-a-coin gate
+and exercise circles, sizes and colours only."""
+
 SILVER = (170, 172, 175)
 COPPER = (60, 100, 170)
 
@@ -126,7 +130,7 @@ def test_synthetic_sizes_and_colours_with_scale() -> None:
     mm = 0.25
     kinds = [("penny", COPPER), ("nickel", SILVER), ("dime", SILVER), ("quarter", SILVER)]
     coins = [(200 + 260 * i, 480, COIN_DIAMETER_MM[k] / mm / 2, col) for i, (k, col) in enumerate(kinds)]
-    dets, _ = find_coins(synthetic_table(coins), mm_per_px=mm)
+    dets, _ = find_coins(synthetic_table(coins), GEOMETRY, mm_per_px=mm)
     assert len(dets) == 4
     by_x = sorted(dets, key=lambda d: d.center[0])
     assert [d.kind for d in by_x] == [k for k, _ in kinds]
@@ -146,7 +150,7 @@ def test_coin_on_coin_is_stacked_and_not_read() -> None:
     """A dime lying over a quarter: both found, both flagged stacked, neither read."""
     quarter = (600, 480, 121.0, SILVER)
     dime = (640, 470, 89.5, COPPER)
-    dets, _ = find_coins(synthetic_table([quarter, dime]), mm_per_px=0.1)
+    dets, _ = find_coins(synthetic_table([quarter, dime]), GEOMETRY, mm_per_px=0.1)
     stacked = [d for d in dets if "stacked" in d.flags]
     assert len(stacked) == 2
     assert all(d.value is None and d.confidence == 0.0 for d in stacked)
@@ -154,7 +158,7 @@ def test_coin_on_coin_is_stacked_and_not_read() -> None:
 
 def test_empty_table_has_no_coins() -> None:
     """Plain cloth: nothing found, the given scale is returned unchanged."""
-    dets, scale = find_coins(synthetic_table([]), mm_per_px=0.2)
+    dets, scale = find_coins(synthetic_table([]), GEOMETRY, mm_per_px=0.2)
     assert dets == [] and scale == 0.2
 
 
@@ -227,7 +231,7 @@ def test_overlay_is_a_copy() -> None:
     """Drawing never touches the input frame."""
     img = synthetic_table([(300, 300, 60, SILVER)])
     before = img.copy()
-    dets, _ = find_coins(img, CoinParams())
+    dets, _ = find_coins(img, GEOMETRY)
     out = draw_coins(img, dets)
     assert np.array_equal(img, before) and not np.array_equal(out, img)
 
@@ -238,7 +242,7 @@ def test_leaning_and_on_edge_coins_are_flagged_not_read() -> None:
     cv2.ellipse(img, (900, 500), (60, 25), 30, 0, 360, (40, 40, 40), -1, cv2.LINE_AA)
     cv2.ellipse(img, (900, 500), (56, 22), 30, 0, 360, SILVER, -1, cv2.LINE_AA)
     cv2.ellipse(img, (300, 700), (60, 6), -20, 0, 360, COPPER, -1, cv2.LINE_AA)
-    dets, _ = find_coins(img)
+    dets, _ = find_coins(img, GEOMETRY)
     flagged = {d.flags: d for d in dets if d.flags}
     assert set(flagged) == {("leaning",), ("on_edge",)}
     assert all(d.value is None and d.confidence == 0.0 for d in flagged.values())
