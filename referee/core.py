@@ -344,6 +344,15 @@ class State:
         """
         return ()
 
+    def chance_waiting(self, observed: Mapping[str, Sequence[Item]]) -> bool | None:
+        """Whether the camera's read of the ``chance_zones`` shows the throw or roll not yet made.
+
+        ``None`` (the default): reconciliation decides by comparing the read with ``zones()``. A
+        game overrides this where that comparison cannot tell: FLIP's dice are rolled where they
+        lie, with faces the rules do not know before the first roll.
+        """
+        return None
+
     def chance_from_table(self, observed: Mapping[str, Sequence[Item]]) -> Action:
         """The chance action the camera's read of the ``chance_zones`` stands for.
 

@@ -134,7 +134,10 @@ def reconcile(state: State, seen: Sequence[Seen], confident: float = CONFIDENT) 
         return Discrepancy(tuple(problems))
     if not chance:
         return TableMatches(state.forced_moves())
-    if not _compare({z: expected[z] for z in throw_zones}, {z: observed[z] for z in throw_zones}, seen):
+    waiting = state.chance_waiting({z: observed[z] for z in throw_zones})
+    if waiting is None:
+        waiting = not _compare({z: expected[z] for z in throw_zones}, {z: observed[z] for z in throw_zones}, seen)
+    if waiting:
         # Nothing thrown yet: the table waits for the throw exactly as the rules expect it.
         return TableMatches(state.forced_moves())
     pending = _pending_moves(state, observed, seen)

@@ -7,12 +7,35 @@ start of every round dice 1-5 are the first player's (the first name at the tabl
 decision ``flip ID`` or ``tap ID`` (FL-4), and after a tap the tapped player decides the change
 ``take ID ...`` or ``take nothing`` (FL-4.2). The roll has 6^10 outcomes, too many to list:
 ``legal_actions()`` is empty at the roll and ``sample_chance`` draws one for simulations.
-"""
 
+Reading the roll from the camera (``chance_zones``, ``chance_waiting``, ``chance_from_table``).
+The camera sees a die's face and zone, never its id, so the referee gives the ids when it reads
+the round-start roll, by this convention:
+
+- each player rolls their five dice in their own area (``area:<name>``); both areas must hold
+  exactly five six-sided dice when the table settles after the roll;
+- within each area the dice are numbered by ascending face: the first player's area gives dice
+  1-5, the second's dice 6-10. A roll of 4 1 6 1 3 (first player) and 2 2 5 6 6 (second) is
+  ``roll 1 1 3 4 6 2 2 5 6 6``: die 1 and die 2 are the first player's two 1s, die 10 a 6;
+- dice of equal face in one area are interchangeable at the roll (no die has a history yet), so
+  which of them gets the lower id is not defined: the table is always checked by face and zone
+  only (``referee.reconcile`` ignores ids), and a later flip or tap names a die by its id on the
+  tablet, which shows each id's face;
+- the roll is read from the first settled table on which a player has rolled: before the very
+  first roll of a match the faces are unknown, so the players hold their dice until they roll
+  (dice already lying in the areas would be read as the roll); in later rounds (and after an
+  equal-totals re-roll) an area still showing exactly the faces it held is taken as not yet
+  rolled. Both players roll before the table settles; if only one has, the referee names who
+  still has to roll (with a 5-dice roll that repeats the old faces, the roll is entered on the
+  tablet instead).
+
+``fixtures/games/flip_fl_t1`` is FL-T1 played this way (its README names the FL-T1 die of each id).
+"""
 from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import ClassVar
@@ -326,6 +349,64 @@ class FlipState(State):
         """A uniformly random roll of the ten dice, drawn with the caller's ``rng`` (simulation only)."""
         assert self.current_player() == CHANCE, "no roll is pending"
         return Roll(tuple(rng.randint(1, FACES) for _ in range(DICE)))
+
+    def chance_zones(self) -> tuple[str, ...]:
+        """The two players' areas while the round-start roll is pending (FL-3.2); else none."""
+        if self._phase_name != "roll":
+            return ()
+        return tuple(player_zone("area", name) for name in self.game.players)
+
+    def chance_waiting(self, observed: Mapping[str, Sequence[Item]]) -> bool | None:
+        """True while neither player has rolled: each area is empty (the dice in hand) or, once
+        faces are known (later rounds, a re-roll), shows exactly the faces its dice had."""
+        return not any(self._rolled(seat, observed) for seat in (0, 1))
+
+    def _rolled(self, seat: int, observed: Mapping[str, Sequence[Item]]) -> bool:
+        """Whether player ``seat``'s area shows dice that can be a new roll."""
+        seen = observed.get(player_zone("area", self.game.players[seat]), ())
+        if not seen:
+            return False  # the dice are still in the player's hand
+        if not any(self._faces):
+            return True  # the first roll of the match: faces never seen, any dice are the roll
+        before = sorted(self.face(d) for d in self.dice_of(seat))
+        now = [item.value for item in seen]
+        # An unreadable face (None) counts as changed: chance_from_table then says what is wrong.
+        return not all(isinstance(v, int) for v in now) or sorted(int(v) for v in now if isinstance(v, int)) != before
+
+    def chance_from_table(self, observed: Mapping[str, Sequence[Item]]) -> Action:
+        """The roll the camera saw (FL-3.2): five d6 in each player's area, ids by ascending face.
+
+        Dice 1-5 are the faces in the first player's area from lowest to highest, dice 6-10 those
+        in the second player's (see the module docstring for the convention).
+
+        :raises IllegalActionError: when an area does not hold exactly five readable six-sided
+            dice, or one player has not rolled yet, naming the player and what lies there.
+        """
+        names = self.game.players
+        rolled = [self._rolled(seat, observed) for seat in (0, 1)]
+        faces: list[int] = []
+        for seat, name in enumerate(names):
+            seen = list(observed.get(player_zone("area", name), ()))
+            others = sorted({item.kind for item in seen if item.kind != "d6"})
+            if others:
+                raise IllegalActionError(
+                    f"{name}'s area holds {', '.join(others)}: FLIP is played with ten six-sided dice only", "FL-1.2")
+            if not rolled[seat] and rolled[1 - seat]:
+                if not seen:
+                    raise IllegalActionError(f"{names[1 - seat]} has rolled but {name}'s area is empty: "
+                                             f"{name} rolls five dice there too", "FL-3.2")
+                shown = " ".join(str(f) for f in sorted(self.face(d) for d in self.dice_of(seat)))
+                raise IllegalActionError(
+                    f"{names[1 - seat]} has rolled but {name}'s dice still show {shown} as before: {name} rolls too "
+                    f"(if {name} rolled exactly that, enter the roll on the tablet)", "FL-3.2")
+            if len(seen) != DICE // 2:
+                raise IllegalActionError(f"{name} rolls five dice in {name}'s area, but {len(seen)} lie there", "FL-3.2")
+            values = [item.value for item in seen]
+            if not all(isinstance(v, int) and 1 <= v <= FACES for v in values):
+                bad = next(v for v in values if not (isinstance(v, int) and 1 <= v <= FACES))
+                raise IllegalActionError(f"a die in {name}'s area shows {bad!r}, not a face 1 to 6", "FL-1.2")
+            faces += sorted(int(v) for v in values if isinstance(v, int))
+        return Roll(tuple(faces))
 
     def _chance_error(self, action: Action) -> IllegalActionError | None:
         if not isinstance(action, Roll):
