@@ -4,7 +4,7 @@ areas, and the referee gives the dice their ids by the convention of referee/gam
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pytest
 
@@ -33,7 +33,7 @@ def areas(first: Sequence[int | str | None], second: Sequence[int | str | None],
     return {f"area:{a}": [Item(kind, v) for v in first], f"area:{b}": [Item("d6", v) for v in second]}
 
 
-def seen(table: dict[str, Sequence[int]]) -> list[Seen]:
+def seen(table: Mapping[str, Sequence[int]]) -> list[Seen]:
     out: list[Seen] = []
     for zone, faces in table.items():
         out += [Seen("d6", face, zone, ref=len(out) + i) for i, face in enumerate(faces)]

@@ -87,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--all", action="store_true", help="scenes (both splits) and games, then the index")
     ap.add_argument("--scenes", action="store_true", help="single scenes only")
     ap.add_argument("--games", action="store_true", help="whole games only")
+    ap.add_argument("--game", action="append", metavar="NAME",
+                    help="render only this whole game, e.g. flip_fl_t1 (repeatable; implies --games)")
     ap.add_argument("--index", action="store_true", help="only rebuild the scenes' labels.json from the work folder")
     ap.add_argument("--only", choices=["any", "blender", "procedural"], default="any", help="render only one renderer's scenes")
     ap.add_argument("--split", choices=list(SPLITS), action="append", help="limit to one split (repeatable)")
@@ -101,10 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     if args.all or args.scenes:
         build_scenes(args.out, args.work, args.seed, args.blender, args.only, splits, args.limit, args.missing)
-    if args.all or args.games:
+    if args.all or args.games or args.game:
         from tools.fixturegen.games import build_games
 
-        build_games(args.out / "games", args.work, args.seed)
+        build_games(args.out / "games", args.work, args.seed, args.game)
     if args.all or args.scenes or args.index:
         if args.only == "any":
             index_scenes(args.out, args.work, splits)

@@ -163,7 +163,20 @@ class Director:
         zy = [p[1] for p in self.zones[zone]]
         cx, cy = (min(zx) + max(zx)) / 2, (min(zy) + max(zy)) / 2
         self.snap(0.8, hand=self._hand_at(cx, cy, 70, side), event=f"hand: about to {event}")
-        # In the air: every object tumbling above the zone, blurred along its flight.
+        flying = self._in_flight(ids, zone, side)
+        self.in_hand = []
+        hidden = {oid: self.things.pop(oid) for oid in ids}
+        self.snap(0.15, flying=flying, event=f"in the air: {event}")
+        self.things.update(hidden)
+        for oid in ids:
+            self._set(oid, values[oid], zone)
+        self.snap(0.5, event=f"landing: {event}")  # just landed: settled only after a still second
+        return self.snap(1.0, event=f"settled: {event}")
+
+    def _in_flight(self, ids: list[str], zone: str, side: str) -> list[Thing]:
+        """``ids`` in the air: every object tumbling above ``zone``, blurred along its flight."""
+        zx = [p[0] for p in self.zones[zone]]
+        zy = [p[1] for p in self.zones[zone]]
         flying = []
         for oid in ids:
             th = self.things[oid]
@@ -178,13 +191,27 @@ class Director:
             f.velocity = (self.rng.uniform(-10, 10), -25.0 if side == "bottom" else 25.0)
             f.value = f.top_value()
             flying.append(f)
+        return flying
+
+    def throw_together(self, groups: list[tuple[list[str], dict[str, Any], str, str]], event: str) -> int:
+        """Several players throw at once, each group ``(ids, values, zone, side)`` from the hand
+        (``in_hand``) into its zone: the first thrower's hand about to throw, everything in the
+        air, landing, settled. Returns the settled frame."""
+        ids0, _, zone0, side0 = groups[0]
+        zx = [p[0] for p in self.zones[zone0]]
+        zy = [p[1] for p in self.zones[zone0]]
+        self.snap(0.8, hand=self._hand_at((min(zx) + max(zx)) / 2, (min(zy) + max(zy)) / 2, 70, side0),
+                  event=f"hand: about to {event}")
         self.in_hand = []
-        hidden = {oid: self.things.pop(oid) for oid in ids}
+        for ids, values, zone, _ in groups:
+            # Where each object will land, clear of the others.
+            for oid in ids:
+                self._set(oid, values[oid], zone)
+        flying = [f for ids, _, zone, side in groups for f in self._in_flight(ids, zone, side)]
+        hidden = {oid: self.things.pop(oid) for ids, _, _, _ in groups for oid in ids}
         self.snap(0.15, flying=flying, event=f"in the air: {event}")
         self.things.update(hidden)
-        for oid in ids:
-            self._set(oid, values[oid], zone)
-        self.snap(0.5, event=f"landing: {event}")  # just landed: settled only after a still second
+        self.snap(0.5, event=f"landing: {event}")
         return self.snap(1.0, event=f"settled: {event}")
 
     # ------------------------------------------------------------ records
@@ -477,56 +504,98 @@ def game_sevens(seed: int) -> tuple[Director, dict[str, Any]]:
                "final": {"totals": {"A": 12, "B": 0}, "winners": ["A"], "game_over": True}}
 
 
+FL_T1_NAMES = {"1": "a1", "2": "a2", "3": "a3", "4": "a4", "5": "a5", "6": "b4", "7": "b5", "8": "b3", "9": "b1", "10": "b2"}
+"""The engine's id of each FL-T1 die: the roll numbers each player's dice by ascending face
+(referee/games/flip.py), A's 1 2 3 4 6 as dice 1-5, B's 1 2 5 6 6 as dice 6-10 (b1 before b2)."""
+
+
 def game_flip(seed: int) -> tuple[Director, dict[str, Any]]:
-    """FLIP: the FL-T1 round (roll, flips, taps, a change)."""
+    """FLIP: the FL-T1 round in the engine's ids (one roll of ten dice, flips, taps, a change),
+    played on to the end of the round (A taps B's last die and scores 11, as in FL-T2) and the
+    dice going back to their owners (FL-3.1)."""
     d = Director("flip_fl_t1", "flip", ["A", "B"], seed, "beige_linen", "black", tilt=7)
-    a_ids = _dice(d, 5, "area:A", "red", "round", prefix="a")
-    b_ids = _dice(d, 5, "area:B", "black", "square", prefix="b")
-    d.snap(0.0, event="settled: each player's five dice")
-    a_faces = [1, 2, 3, 4, 6]
-    b_faces = [6, 6, 5, 1, 2]
-    k = d.throw(a_ids, dict(zip(a_ids, a_faces)), "area:A", "A rolls five dice", side="bottom")
-    d.outcome(k, "roll 1 2 3 4 6", "FL-3.2", player="A", dice=dict(zip(a_ids, a_faces)))
-    k = d.throw(b_ids, dict(zip(b_ids, b_faces)), "area:B", "B rolls five dice", side="top")
-    d.outcome(k, "roll 1 2 5 6 6", "FL-3.2", player="B", dice=dict(zip(b_ids, b_faces)))
+    a_ids = [str(i) for i in range(1, 6)]
+    b_ids = [str(i) for i in range(6, 11)]
+    for oid in a_ids:
+        d.add(random_die(d.rng, "d6", oid, "red", "round", 16.0), "area:A")
+    for oid in b_ids:
+        d.add(random_die(d.rng, "d6", oid, "black", "square", 16.0), "area:B")
+    # Before the first roll the referee knows no faces: the players hold their dice until they roll.
+    d.in_hand = a_ids + b_ids
+    k = d.snap(0.0, event="settled: empty areas, each player holds five dice")
+    d.expect(k, "FL-3.2", waiting="roll")
+    a_faces = dict(zip(a_ids, [1, 2, 3, 4, 6]))
+    b_faces = dict(zip(b_ids, [1, 2, 5, 6, 6]))
+    k = d.throw_together([(a_ids, a_faces, "area:A", "bottom"), (b_ids, b_faces, "area:B", "top")], "A and B roll five dice each")
+    d.outcome(k, "roll 1 2 3 4 6 1 2 5 6 6", "FL-3.2", dice={**a_faces, **b_faces},
+              fl_t1={FL_T1_NAMES[i]: f for i, f in {**a_faces, **b_faces}.items()})
     d.expect(k, "FL-3.3", totals={"A": 16, "B": 20}, first="A")
 
+    def decide(player: str, action: str, rule: str) -> None:
+        verb, *dice = action.split()
+        d.decide(player, action, rule, fl_t1=" ".join([verb] + [FL_T1_NAMES.get(w, w) for w in dice]))
+
     def flip(player: str, oid: str, new: int) -> int:
-        d.decide(player, f"flip {oid}", "FL-4.1")
+        decide(player, f"flip {oid}", "FL-4.1")
         th = d.things[oid]
         x, y = float(th.pos[0]), float(th.pos[1])
-        d.snap(0.6, hand=d._hand_at(x, y, 35), event=f"hand: {player} flips {oid}")
+        d.snap(0.6, hand=d._hand_at(x, y, 35), event=f"hand: {player} flips die {oid}")
         spec = {"oid": oid, "kind": th.kind, "value": new, "style": th.style}
         d.things[oid] = flat(spec, x, y, d.rng.uniform(0, 360))
-        return d.snap(0.8, event=f"settled: {oid} now shows {new}")
+        return d.snap(0.8, event=f"settled: die {oid} now shows {new}")
 
     def tap(player: str, oid: str, owner_side: str) -> int:
-        d.decide(player, f"tap {oid}", "FL-4.2")
-        return d.move([oid], "middle", f"{oid} goes to the middle (FL-4.2)", side=owner_side)
+        decide(player, f"tap {oid}", "FL-4.2")
+        return d.move([oid], "middle", f"die {oid} goes to the middle (FL-4.2)", side=owner_side)
 
-    k = flip("A", "a1", 6)
-    d.expect(k, "FL-4.1", dice={"a1": 6}, locks={"A": ["a1"]}, next="B")
-    k = tap("B", "a5", "bottom")
-    d.expect(k, "FL-4.2", middle={"a5": 6}, change_options={"A": [[]]})
-    d.decide("A", "take nothing", "FL-4.2")
-    k = tap("A", "b3", "top")
-    d.expect(k, "FL-4.2", middle={"a5": 6, "b3": 5}, change_options={"B": [[]]}, locks={"A": []})
-    d.decide("B", "take nothing", "FL-4.2")
-    k = flip("B", "b4", 6)
-    d.expect(k, "FL-4.1", dice={"b4": 6}, locks={"B": ["b4"]})
-    k = tap("A", "b5", "top")
-    d.expect(k, "FL-4.2", middle={"a5": 6, "b3": 5, "b5": 2}, change_options={"B": [[]]})
-    d.decide("B", "take nothing", "FL-4.2")
-    k = tap("B", "a4", "bottom")
-    d.expect(k, "FL-4.2", middle={"a5": 6, "b3": 5, "b5": 2, "a4": 4}, change_options={"A": [[], ["b5"]]})
-    d.decide("A", "take b5", "FL-4.2")
-    k = d.move(["b5"], "area:A", "A takes b5 (2 < 4) as change", side="bottom")
-    d.expect(k, "FL-4.2", areas={"A": {"a1": 6, "a2": 2, "a3": 3, "b5": 2}, "B": {"b1": 6, "b2": 6, "b4": 6}},
-             locks={"B": []}, next="A",
-             legal=["flip a1", "flip a2", "flip a3", "flip b5", "tap b1", "tap b2", "tap b4"])
-    return d, {"rules": ["FL-T1"], "config": {"players": ["A", "B"]},
-               "final": {"areas": {"A": {"a1": 6, "a2": 2, "a3": 3, "b5": 2}, "B": {"b1": 6, "b2": 6, "b4": 6}},
-                         "middle": {"a5": 6, "b3": 5, "a4": 4}}}
+    # FL-T1, step by step (RULES.md FL-8), FL-T1's names in the comments.
+    k = flip("A", "1", 6)  # a1
+    d.expect(k, "FL-4.1", dice={"1": 6}, locks={"A": ["1"]}, next="B")
+    k = tap("B", "5", "bottom")  # a5
+    d.expect(k, "FL-4.2", middle={"5": 6}, change_options={"A": [[]]})
+    decide("A", "take nothing", "FL-4.2")
+    k = tap("A", "8", "top")  # b3
+    d.expect(k, "FL-4.2", middle={"5": 6, "8": 5}, change_options={"B": [[]]}, locks={"A": []})
+    decide("B", "take nothing", "FL-4.2")
+    k = flip("B", "6", 6)  # b4
+    d.expect(k, "FL-4.1", dice={"6": 6}, locks={"B": ["6"]})
+    k = tap("A", "7", "top")  # b5
+    d.expect(k, "FL-4.2", middle={"5": 6, "8": 5, "7": 2}, change_options={"B": [[]]})
+    decide("B", "take nothing", "FL-4.2")
+    k = tap("B", "4", "bottom")  # a4
+    d.expect(k, "FL-4.2", middle={"5": 6, "8": 5, "7": 2, "4": 4}, change_options={"A": [[], ["7"]]})
+    decide("A", "take 7", "FL-4.2")  # b5
+    k = d.move(["7"], "area:A", "A takes die 7 (2 < 4) as change", side="bottom")
+    d.expect(k, "FL-4.2", areas={"A": {"1": 6, "2": 2, "3": 3, "7": 2}, "B": {"6": 6, "9": 6, "10": 6}},
+             locks={"B": []}, next="A", legal=["flip 1", "flip 2", "flip 3", "flip 7", "tap 6", "tap 9", "tap 10"])
+    # On to the end of the round.
+    k = tap("A", "6", "top")
+    d.expect(k, "FL-4.2", middle={"5": 6, "8": 5, "4": 4, "6": 6}, change_options={"B": [[], ["4"], ["8"]]})
+    decide("B", "take nothing", "FL-4.2")
+    k = flip("B", "9", 1)
+    d.expect(k, "FL-4.1", dice={"9": 1}, locks={"B": ["9"]}, next="A")
+    k = tap("A", "10", "top")
+    d.expect(k, "FL-4.2", middle={"5": 6, "8": 5, "4": 4, "6": 6, "10": 6})
+    decide("B", "take nothing", "FL-4.2")
+    d.expect(k, "FL-4.1", legal={"B": ["tap 1", "tap 2", "tap 3", "tap 7"]})  # die 9 is locked: B must tap
+    k = tap("B", "7", "bottom")
+    d.expect(k, "FL-4.2", change_options={"A": [[]]})  # nothing in the middle is below 2
+    decide("A", "take nothing", "FL-4.2")
+    k = tap("A", "9", "top")
+    d.expect(k, "FL-7.3", change_options={"B": [[]]})  # a tapped 1 never brings change
+    decide("B", "take nothing", "FL-5")
+    d.expect(k, "FL-5", scores={"A": 11, "B": 0}, round_winner="A")  # A holds 6 + 2 + 3
+    # FL-3.1: every die goes back to its owner for round 2.
+    d.move(["4", "5"], "area:A", "dice 4 and 5 back to A (FL-3.1)", side="bottom")
+    k = d.move(["6", "7", "8", "9", "10"], "area:B", "dice 6-10 back to B (FL-3.1)", side="top")
+    d.expect(k, "FL-3.1", round=2, waiting="roll")
+    for frame in d.frames:
+        for obj in frame["objects"]:
+            obj["fl_t1"] = FL_T1_NAMES[obj["id"]]
+    final_a = {"1": 6, "2": 2, "3": 3, "4": 4, "5": 6}
+    final_b = {"6": 6, "7": 2, "8": 5, "9": 1, "10": 6}
+    return d, {"rules": ["FL-T1", "FL-T2", "FL-5", "FL-3.1"], "config": {"players": ["A", "B"]}, "fl_t1_names": FL_T1_NAMES,
+               "final": {"scores": {"A": 11, "B": 0}, "round": 2, "areas": {"A": final_a, "B": final_b}, "middle": {}}}
 
 
 def game_pennywise(seed: int) -> tuple[Director, dict[str, Any]]:
@@ -568,13 +637,22 @@ def game_pennywise(seed: int) -> tuple[Director, dict[str, Any]]:
                "final": {"stash_cents": {"A": 58, "B": 45}, "centre": [25]}}
 
 
-GAMES = (game_sp_t1, game_sp_t2, game_sp_t4, game_sevens, game_flip, game_pennywise)
+GAMES = {"sp_t1": game_sp_t1, "sp_t2_tko": game_sp_t2, "sp_t4_dice": game_sp_t4, "sevens_sv_t1_t3": game_sevens,
+         "flip_fl_t1": game_flip, "pennywise_pw_t3": game_pennywise}
+"""Each game's folder under ``fixtures/games`` and the script that renders it."""
 
 
 def build_games(out: Path, work: Path, seed: int, only: list[str] | None = None) -> None:
-    """Render every game into ``out/<name>/``."""
-    for make in GAMES:
+    """Render every game (or only the folders named in ``only``) into ``out/<name>/``.
+
+    :raises SystemExit: for a name in ``only`` that is no game.
+    """
+    unknown = sorted(set(only or ()) - set(GAMES))
+    if unknown:
+        raise SystemExit(f"no fixture game {', '.join(unknown)}; the games are: {', '.join(GAMES)}")
+    for name, make in GAMES.items():
+        if only and name not in only:
+            continue  # each game has its own seeded rng, so skipping one changes no other
         d, meta = make(seed)
-        if only and d.name not in only:
-            continue
+        assert d.name == name, (d.name, name)
         d.write(out, meta)
