@@ -337,6 +337,12 @@ class State:
             return "Throw again only what left the play area or did not land flat (A1)"
         return "Pick up everything thrown and throw it all again (A1)"
 
+    def supplied_kinds(self) -> frozenset[str]:
+        """Kinds of object that come from and go back to a supply off the watched table (T.K.O.'s
+        nickels): the count of these on the table may change; every other object is conserved (G-2).
+        """
+        return frozenset()
+
     def chance_zones(self) -> tuple[str, ...]:
         """The zones a pending throw or roll changes (the Theatre and where the dice came from).
 

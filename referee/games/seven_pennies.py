@@ -527,7 +527,8 @@ class SevenPenniesState(State):
     # -- what the table shows ----------------------------------------------------------------
 
     def zones(self) -> dict[str, tuple[Item, ...]]:
-        """The Theatre, the Balcony, then each player's Gathered zone (SP-1.3)."""
+        """The Theatre, the Balcony, each player's Gathered zone (SP-1.3), then under T.K.O.
+        each player's nickels."""
         game = self.game
         zones = {
             "theatre": sorted_items(game.item(v + 1) for v, c in enumerate(self._theatre) for _ in range(c)),
@@ -535,7 +536,16 @@ class SevenPenniesState(State):
         }
         for j in range(len(game.players)):
             zones[self._gathered(j)] = (game.item(self._held_value[j]),) * self._held[j]
+        if game.tko:
+            # SPT-1: each player's nickels lie in front of them; gains come from and losses go
+            # to the supply, which the camera does not watch (``supplied_kinds``).
+            for j, name in enumerate(game.players):
+                zones[player_zone("nickels", name)] = (Item("nickel"),) * self._nickels[j]
         return zones
+
+    def supplied_kinds(self) -> frozenset[str]:
+        """T.K.O.'s nickels come from and go back to the supply (SPT-3.3, SPT-3.1/3.2)."""
+        return frozenset({"nickel"}) if self.game.tko else frozenset()
 
     def prompt(self) -> str:
         """What the table must do now, in one sentence."""
