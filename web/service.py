@@ -705,6 +705,9 @@ class RecordedTablet:
     def __init__(self, decisions: Sequence[Mapping[str, Any]], source: Any) -> None:
         self.decisions = list(decisions)
         self.source = source
+        self.waiting = ""
+        """Why the next decision is not taken although its moment has come (the rules forbid it
+        now: the match is not where the recording was, e.g. a question is still open)."""
 
     def __call__(self, service: TableService) -> None:
         while True:
@@ -740,4 +743,12 @@ class RecordedTablet:
             elif decision.get("redo"):
                 service.redo()
             else:
-                service.act(str(decision["action"]))
+                text = str(decision["action"])
+                error = match.state.why_illegal(match.state.game.parse_action(text))
+                if error is not None:
+                    # A recorded decision the rules forbid now is not forced on the match: it
+                    # waits (and says why) until the table is where the recording was.
+                    self.waiting = f"recorded decision {done + 1} ({text}) waits: {error}"
+                    return
+                self.waiting = ""
+                service.act(text)

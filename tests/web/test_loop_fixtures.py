@@ -2,10 +2,16 @@
 detector, the reader, reconciliation and the match, with their recorded tablet decisions, end
 with the recorded throws read and the recorded result (plus a labelled synthetic game).
 
-The reader here takes each frame's recorded labels (``--read labels``): this pins the loop,
-the rules and the log on the rendered games. Reading the same frames with vision is measured
-by the vision benchmarks; the games not listed below are not yet refereed from the camera
-(T.K.O.'s nickels zones and FLIP's dice identities are not read).
+With ``read="labels"`` (each frame's recorded labels as the read) this pins the loop, the
+rules and the log on all six rendered games (T.K.O.'s nickels included).
+
+With ``read="vision"`` (the live reader: self-calibrated from the markers, ``web.service.
+VisionReader``) no fixture game is refereed to its end yet: the coin and dice readers are not
+sure enough on the rendered frames (benchmarks/live_results.md: on sp_t1's settled frames 2
+penny faces read sure and right, 17 sure and wrong, 67 unsure; on sp_t4_dice 39 / 20 / 39),
+so the referee asks (questions) and the recorded decisions wait. What is tested through vision
+is what must hold anyway: the loop runs the replay to its end, calibrated, and never applies a
+throw the recording did not have.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from web.service import open_table
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ROOT / "fixtures" / "games"
-REFEREED_FROM_THE_CAMERA = ["sp_t1", "sp_t4_dice", "sevens_sv_t1_t3", "pennywise_pw_t3"]
+REFEREED_FROM_LABELS = ["sp_t1", "sp_t2_tko", "sp_t4_dice", "sevens_sv_t1_t3", "flip_fl_t1", "pennywise_pw_t3"]
 
 
 def referee(folder: Path, db: Path, read: str) -> Any:
@@ -47,7 +53,7 @@ def test_synthetic_labelled_game_runs_to_its_end(tmp_path: Path) -> None:
     assert view["scores"] == recorded["expected"]["scores"]
 
 
-@pytest.mark.parametrize("name", REFEREED_FROM_THE_CAMERA)
+@pytest.mark.parametrize("name", REFEREED_FROM_LABELS)
 def test_recorded_game_is_refereed_to_its_recorded_result(name: str, tmp_path: Path) -> None:
     folder = GAMES / name
     assert (folder / "game.json").is_file(), f"fixture game {name} is missing"
@@ -61,7 +67,7 @@ def test_recorded_game_is_refereed_to_its_recorded_result(name: str, tmp_path: P
     assert [service.match.state.game.parse_action(d["action"]) for d in recorded["decisions"]] == [
         service.match.state.game.parse_action(t) for t in taken]
     final = recorded["final"]
-    scores = final.get("scores") or final.get("totals") or final.get("stash_cents")
+    scores = final.get("scores") or final.get("totals") or final.get("stash_cents") or final.get("nickels")
     if scores is not None:
         assert view["scores"] == scores
     if "winners" in final:
@@ -71,5 +77,23 @@ def test_recorded_game_is_refereed_to_its_recorded_result(name: str, tmp_path: P
         for player, text in final["holdings"].items():
             count, face = text.split("x")
             assert [item.value for item in zones[f"gathered:{player}"]] == [int(face)] * int(count)
+    if "nickels" in final:  # SPT: the nickels lie in each player's zone (SPT-1)
+        zones = service.match.state.zones()
+        assert {player: len(zones[f"nickels:{player}"]) for player in final["nickels"]} == final["nickels"]
     # Nothing applied from the camera without the frame behind it.
     assert all(e.frame_id is not None for e in service.match.events if e.actor == "camera")
+
+
+def test_through_vision_the_replay_runs_calibrated_and_applies_no_throw_it_did_not_have(tmp_path: Path) -> None:
+    folder = GAMES / "sp_t1"
+    recorded = json.loads((folder / "game.json").read_text())
+    service = referee(folder, tmp_path / "m.db", "vision")
+    view = service.view()
+    assert view["loop"]["state"] == "finished", view["loop"]
+    assert "calibration" not in view["loop"], view["loop"]  # the markers were found
+    assert view["loop"]["settles"] >= len(recorded["chance"])
+    camera = [canonical(e.text) for e in service.match.events if e.actor == "camera" and e.kind == "action"]
+    assert camera == [canonical(c["action"]) for c in recorded["chance"]][: len(camera)]
+    # Every settle was ruled on and logged with its frame before anything else happened.
+    rulings = [e for e in service.match.events if e.actor == "camera"]
+    assert len(rulings) == view["loop"]["settles"] and all(e.frame_id is not None for e in rulings)

@@ -1,0 +1,81 @@
+"""Vision on the fixture games' settled frames, as the live service reads them.
+
+For every settled frame of each game in ``fixtures/games`` the service's reader
+(``web.service.VisionReader``: calibrated from the frame's own markers, coins searched at
+their size, reads on markers left out) is compared with the frame's labels. A read matches a
+labelled object when its centre lies within the object's box. Per game it prints: objects
+labelled, found (matched), missed, extra reads (no labelled object), kind right, and of the
+face reads that reconcile would use (confidence >= ``referee.reconcile.CONFIDENT``) how many
+are right or wrong, and how many are unsure (asked).
+
+    nice -n 19 .venv/bin/python -m benchmarks.live_bench [GAME ...]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from hardware.replay import ReplaySource
+from referee.reconcile import CONFIDENT
+from web.service import VisionReader
+
+GAMES = Path(__file__).resolve().parents[1] / "fixtures" / "games"
+
+
+def bench_game(name: str) -> dict[str, Any]:
+    """Counts for one game (see the module docstring)."""
+    source = ReplaySource(GAMES / name)
+    reader = VisionReader(source.layout())
+    counts = dict(frames=0, labelled=0, found=0, missed=0, extra=0, kind_right=0, sure_right=0, sure_wrong=0, unsure=0)
+    seconds: list[float] = []
+    for entry in source.game["frames"]:
+        if not entry.get("settled"):
+            continue
+        image = cv2.imread(str(GAMES / name / entry["image"]))
+        started = time.perf_counter()
+        observation = reader(image)
+        seconds.append(time.perf_counter() - started)
+        counts["frames"] += 1
+        labels = [o for o in entry["objects"]]
+        counts["labelled"] += len(labels)
+        used: set[int] = set()
+        for detection in observation.objects:
+            cx, cy = detection.center
+            match = next((i for i, o in enumerate(labels) if i not in used
+                          and o["bbox"][0] <= cx <= o["bbox"][0] + o["bbox"][2]
+                          and o["bbox"][1] <= cy <= o["bbox"][1] + o["bbox"][3]), None)
+            if match is None:
+                counts["extra"] += 1
+                continue
+            used.add(match)
+            label = labels[match]
+            counts["found"] += 1
+            kind_right = detection.kind == label["kind"]
+            counts["kind_right"] += kind_right
+            if detection.value is None or detection.confidence < CONFIDENT:
+                counts["unsure"] += 1
+            elif kind_right and detection.value == label["value"]:
+                counts["sure_right"] += 1
+            else:
+                counts["sure_wrong"] += 1
+        counts["missed"] += len(labels) - len(used)
+    seconds.sort()
+    return {"game": name, **counts, "read_ms_median": round(1000 * seconds[len(seconds) // 2], 1),
+            "read_ms_worst": round(1000 * seconds[-1], 1)}
+
+
+def main(argv: list[str]) -> None:
+    """Print one JSON line per game."""
+    names = argv or sorted(p.name for p in GAMES.iterdir() if (p / "game.json").is_file())
+    for name in names:
+        print(json.dumps(bench_game(name)), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
