@@ -86,12 +86,36 @@ HEADER = (
 )
 
 
+def fit_temperature(data: Path, entries: list[dict], params: "DiceParams") -> None:
+    """Print the reader temperature that minimises the face log-loss on the trained part."""
+    rows = []
+    for e in entries:
+        if is_held_out(e["image"]):
+            continue  # never calibrate on what is measured
+        img = cv2.imread(str(data / e["image"]), cv2.IMREAD_COLOR)
+        labels = [o for o in e["objects"] if o["kind"] == "d6"]
+        found = find_dice(img, params)
+        for i, j in match(labels, found):
+            rows.append((np.array(found[j].extra["face_logits"], np.float64), int(labels[i]["value"]) - 1))
+    best = (1e9, 1.0)
+    for t in np.arange(0.5, 6.01, 0.1):
+        nll = 0.0
+        for lg, y in rows:
+            z = lg / t
+            z = z - z.max()
+            nll -= z[y] - np.log(np.exp(z).sum())
+        best = min(best, (nll / len(rows), float(t)))
+    print(f"temperature {best[1]:.1f} (mean log-loss {best[0]:.3f} over {len(rows)} trained-part reads)")
+
+
 def main() -> None:
     """Run the benchmark and print the figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=Path("../shared/data/dice-rune55"))
     ap.add_argument("--failures", type=Path, help="folder for overlay pictures of failures")
     ap.add_argument("--timing-frames", type=int, default=30)
+    ap.add_argument("--fit-temperature", action="store_true",
+                    help="fit DiceParams.temperature on the trained part's matched reads, print it, stop")
     ap.add_argument("--threshold", type=float, help="override DiceParams.det_threshold")
     ap.add_argument("--long-sides", help="override DiceParams.det_long_sides, e.g. 512,192")
     args = ap.parse_args()
@@ -102,6 +126,9 @@ def main() -> None:
     if args.long_sides:
         params = replace(params, det_long_sides=tuple(int(v) for v in args.long_sides.split(",")))
     entries = json.loads((args.data / "labels.json").read_text())
+    if args.fit_temperature:
+        fit_temperature(args.data, entries, params)
+        return
     tallies: dict[str, Tally] = defaultdict(Tally)
     wrong_notes: list[str] = []
     if args.failures:

@@ -41,10 +41,16 @@ def finder_blob(frame: npt.NDArray[np.uint8], long_side: int) -> tuple[FloatArra
     scale = long_side / max(h, w)
     bw = max(32, int(round(w * scale / 32.0)) * 32)
     bh = max(32, int(round(h * scale / 32.0)) * 32)
-    small = cv2.resize(frame, (bw, bh), interpolation=cv2.INTER_AREA)
-    blob = small.astype(np.float32).transpose(2, 0, 1)[None] / 255.0
+    src: npt.NDArray[np.uint8] = frame
+    # Halve by exact area averaging while still twice as large (fast, no aliasing), then
+    # finish with a linear resize: much cheaper than INTER_AREA at an odd ratio.
+    while src.shape[1] >= 2 * bw and src.shape[0] >= 2 * bh:
+        src = np.asarray(
+            cv2.resize(src, (src.shape[1] // 2, src.shape[0] // 2), interpolation=cv2.INTER_AREA), np.uint8
+        )
+    blob = cv2.dnn.blobFromImage(src, 1.0 / 255.0, (bw, bh), swapRB=False, crop=False)
     # Horizontal and vertical scales differ slightly after rounding; use their mean.
-    return np.ascontiguousarray(blob), float((bw / w + bh / h) / 2.0)
+    return np.asarray(blob, np.float32), float((bw / w + bh / h) / 2.0)
 
 
 def crop_patch(
@@ -56,7 +62,7 @@ def crop_patch(
     m[0, 2] += CROP_SIZE / 2.0 - cx
     m[1, 2] += CROP_SIZE / 2.0 - cy
     # Shrinking a large die to 32 px needs a pre-blur, or pips alias away.
-    src = frame
+    src: npt.NDArray[np.uint8] = frame
     if k < 0.5:
         sigma = 0.45 / k
         x0 = int(max(0, cx - side))
@@ -65,11 +71,12 @@ def crop_patch(
         y1 = int(min(frame.shape[0], cy + side + 1))
         if x1 <= x0 or y1 <= y0:
             return np.zeros((CROP_SIZE, CROP_SIZE, 3), np.uint8)
-        src = cv2.GaussianBlur(frame[y0:y1, x0:x1], (0, 0), sigma)
+        src = np.asarray(cv2.GaussianBlur(frame[y0:y1, x0:x1], (0, 0), sigma), np.uint8)
         m[0, 2] += m[0, 0] * x0 + m[0, 1] * y0
         m[1, 2] += m[1, 0] * x0 + m[1, 1] * y0
-    return cv2.warpAffine(
-        src, m, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    return np.asarray(
+        cv2.warpAffine(src, m, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+        np.uint8,
     )
 
 

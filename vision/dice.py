@@ -66,6 +66,9 @@ class DiceParams:
     """Below this reader probability for the best face, ``value`` is ``None`` (unsure)."""
     overlap_iou: float = 0.5
     """Two candidates overlapping more than this are one die."""
+    temperature: float = 1.2
+    """Softens the reader's face probabilities into calibrated confidences (fitted on the
+    trained part of the photos by ``benchmarks/dice_bench.py --fit-temperature``)."""
 
 
 _local = threading.local()
@@ -80,7 +83,7 @@ def _nets() -> tuple[cv2.dnn.Net, cv2.dnn.Net]:
                 raise FileNotFoundError(f"dice model missing: {path} (train it with tools/train_dice.py)")
         nets = (cv2.dnn.readNetFromONNX(str(FINDER_MODEL)), cv2.dnn.readNetFromONNX(str(READER_MODEL)))
         _local.nets = nets
-    return nets  # type: ignore[no-any-return]
+    return nets
 
 
 def _check_frame(frame: object) -> npt.NDArray[np.uint8]:
@@ -89,13 +92,13 @@ def _check_frame(frame: object) -> npt.NDArray[np.uint8]:
         raise ValueError(f"frame must be a numpy array, got {type(frame).__name__}")
     if frame.dtype != np.uint8:
         raise ValueError(f"frame dtype must be uint8, got {frame.dtype}")
-    if frame.ndim == 2:
-        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
-    elif frame.ndim != 3 or frame.shape[2] != 3:
+    if not (frame.ndim == 2 or (frame.ndim == 3 and frame.shape[2] == 3)):
         raise ValueError(f"frame shape must be (H, W, 3) BGR or (H, W) grey, got {frame.shape}")
     if frame.shape[0] < 16 or frame.shape[1] < 16:
         raise ValueError(f"frame shape {frame.shape} is too small (at least 16x16)")
-    return frame
+    if frame.ndim == 2:
+        return np.asarray(cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR), np.uint8)
+    return np.asarray(frame, np.uint8)
 
 
 def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
@@ -153,7 +156,7 @@ def find_dice(
         if max(c[2], c[3]) < params.min_die_px:
             continue
         if mm_per_px is not None and not (
-            DIE_MM_RANGE[0] <= max(c[2], c[3]) * mm_per_px <= DIE_MM_RANGE[1] * 1.5
+            DIE_MM_RANGE[0] <= max(c[2], c[3]) * mm_per_px <= DIE_MM_RANGE[1]
         ):
             continue
         if any(_same_die(c, k[1], params.overlap_iou) for k in cands):
@@ -169,7 +172,7 @@ def find_dice(
     found: list[Detection] = []
     kept: list[tuple[float, float, float, float]] = []
     fh, fw = frame.shape[:2]
-    for (score, (cx, cy, w, h)), p in zip(cands, probs):
+    for (score, (cx, cy, w, h)), p, lg in zip(cands, probs, logits):
         if p[0] > params.not_die_max:
             continue
         # A pip or a corner of a die already found (candidates come best first) reads
@@ -177,9 +180,14 @@ def find_dice(
         if any(_contains(k, (cx, cy)) or _contains((cx, cy, w, h), k[:2]) for k in kept):
             continue
         kept.append((cx, cy, w, h))
-        face = int(np.argmax(p[1:])) + 1
-        # The face probability given that it is a die face at all.
-        conf = float(p[face] / max(1e-6, 1.0 - p[0]))
+        # The face probability given that it is a die face at all, tempered...
+        fl = lg[1:] / params.temperature
+        fp = np.exp(fl - fl.max())
+        fp /= fp.sum()
+        face = int(np.argmax(fp)) + 1
+        # Kind and value together: it is a die face, and this face.
+        conf = float(fp[face - 1] * (1.0 - p[0]))
+
         x0 = int(round(max(0.0, cx - w / 2)))
         y0 = int(round(max(0.0, cy - h / 2)))
         x1 = int(round(min(float(fw), cx + w / 2)))
@@ -195,7 +203,7 @@ def find_dice(
                 extra={
                     "finder_score": round(float(score), 3),
                     "not_die": round(float(p[0]), 3),
-                    "face_probs": [round(float(v), 3) for v in p[1:]],
+                    "face_logits": [round(float(v), 3) for v in lg[1:]],
                     "size_px": round(float(max(w, h)), 1),
                 },
             )
