@@ -172,21 +172,26 @@ def find_dice(
     found: list[Detection] = []
     kept: list[tuple[float, float, float, float]] = []
     fh, fw = frame.shape[:2]
+    reads = []
     for (score, (cx, cy, w, h)), p, lg in zip(cands, probs, logits):
         if p[0] > params.not_die_max:
             continue
-        # A pip or a corner of a die already found (candidates come best first) reads
-        # like a small "1": drop a candidate whose centre lies in a kept die or holds one.
-        if any(_contains(k, (cx, cy)) or _contains((cx, cy, w, h), k[:2]) for k in kept):
-            continue
-        kept.append((cx, cy, w, h))
         # The face probability given that it is a die face at all, tempered...
         fl = lg[1:] / params.temperature
         fp = np.exp(fl - fl.max())
         fp /= fp.sum()
         face = int(np.argmax(fp)) + 1
-        # Kind and value together: it is a die face, and this face.
+        # ...times the probability that it is a die face: kind and value together.
         conf = float(fp[face - 1] * (1.0 - p[0]))
+        reads.append((conf >= params.min_value_prob, max(w, h), score, (cx, cy, w, h), p, lg, face, conf))
+    # The finder often boxes a single pip of a large die, and a pip reads like a small
+    # "1". Keep readable faces first, larger first, and drop any candidate whose centre
+    # lies in a kept die or that holds a kept die's centre.
+    reads.sort(key=lambda r: (not r[0], -r[1]))
+    for _, _, score, (cx, cy, w, h), p, lg, face, conf in reads:
+        if any(_contains(k, (cx, cy)) or _contains((cx, cy, w, h), k[:2]) for k in kept):
+            continue
+        kept.append((cx, cy, w, h))
 
         x0 = int(round(max(0.0, cx - w / 2)))
         y0 = int(round(max(0.0, cy - h / 2)))
