@@ -120,3 +120,15 @@ def test_referee_read_text_and_bad_profile(capsys: pytest.CaptureFixture[str], t
     broken.write_bytes(b"junk")
     assert main(["read", good, "--profile", str(broken)]) == 2
     assert "profile" in capsys.readouterr().err
+
+
+def test_read_table_is_the_package_entry_point() -> None:
+    """Issue 5: ``vision.read_table(frame, calibration=None)`` is the one entry point."""
+    import numpy as np
+
+    import vision
+    from vision.read import read_table
+
+    assert vision.read_table is read_table
+    observation = vision.read_table(np.zeros((480, 640, 3), np.uint8))
+    assert observation.objects == () and observation.frame_size == (640, 480)
