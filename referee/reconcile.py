@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import combinations
 
 from referee.actions import Action
 from referee.core import CHANCE, State
@@ -19,6 +20,9 @@ from referee.table import Item, Move, describe_items, zone_title
 
 CONFIDENT = 0.8
 """Reads below this confidence are asked about, never used."""
+
+MAX_MOVES_ANY_ORDER = 8
+"""Up to this many forced moves, any subset may be the one still to make."""
 
 UNREADABLE_FLAGS = frozenset({"cocked", "on_edge", "stacked", "moving"})
 """Flags that make an object's face unreadable: the throw is not valid (G-3)."""
@@ -163,10 +167,15 @@ def _pending_moves(state: State, observed: dict[str, list[Item]], seen: Sequence
     """The forced moves not yet made, if the table is exactly part-way through them (else ``()``)."""
     moves = tuple(Move(tuple(_unnamed(i) for i in m.items), m.source, m.target, m.rule) for m in state.forced_moves())
     final = {zone: tuple(_unnamed(item) for item in items) for zone, items in state.zones().items()}
-    for done in range(len(moves) - 1, -1, -1):
-        table = _before(final, moves[done:])
-        if table is not None and not _compare(table, observed, seen):
-            return state.forced_moves()[done:]
+    # Players make the moves in any order: try every set of moves still to make, fewest first
+    # (all orders for a handful of moves; beyond that, the listed order only).
+    indexes = range(len(moves))
+    for left in range(1, len(moves) + 1):
+        candidates = combinations(indexes, left) if len(moves) <= MAX_MOVES_ANY_ORDER else [tuple(indexes[-left:])]
+        for pending in candidates:
+            table = _before(final, [moves[i] for i in pending])
+            if table is not None and not _compare(table, observed, seen):
+                return tuple(state.forced_moves()[i] for i in pending)
     return ()
 
 

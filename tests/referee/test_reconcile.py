@@ -179,3 +179,15 @@ def test_tracked_dice_are_compared_by_face_not_by_id() -> None:
     seen = [Seen("d6", f, "area:A", 0.95, (), i) for i, f in enumerate((1, 2, 3, 4, 6))]
     seen += [Seen("d6", f, "area:B", 0.95, (), 10 + i) for i, f in enumerate((6, 6, 5, 1, 2))]
     assert isinstance(reconcile(state, seen), TableMatches)
+
+
+def test_forced_moves_made_in_another_order_are_recognised() -> None:
+    """SP-4.2: Kevin returns his pennies before Jess does: Jess's return is what is left to do."""
+    state = find_game("seven-pennies")(["Jess", "Kevin"]).new_state()
+    for text in ("designate Jess", "throw 3H 4T", "gather", "throw 5H 1T", "gather", "throw 0H 2T", "gather"):
+        state.apply(text)
+    seen = [Seen("penny", "tails", "gathered:Jess", 0.95, (), i) for i in range(3)]
+    seen += [Seen("penny", None, "balcony", 0.95, (), 10 + i) for i in range(4)]
+    ruling = reconcile(state, seen)
+    assert isinstance(ruling, Discrepancy)
+    assert [str(m) for m in ruling.pending] == ["Move 3 tails from Jess's Gathered area to the Balcony (SP-4.2)"]
