@@ -6,6 +6,8 @@ heads-up and then flipped), so whole groups are held out, never one photo of a p
 
 from __future__ import annotations
 
+from typing import Any
+
 HELD_OUT: frozenset[str] = frozenset(
     f"mmr_{n}.jpg" for n in (195, 197, 52, 53, 60, 61, 66, 67, 75, 76, 81, 82)
 )
@@ -15,3 +17,28 @@ HELD_OUT: frozenset[str] = frozenset(
 def is_held_out(image: str) -> bool:
     """Whether a coins-mmr photo (file name) is in the held-out part."""
     return image.rsplit("/", 1)[-1] in HELD_OUT
+
+
+def rendered_scale(scene: dict[str, Any]) -> float:
+    """Millimetres per pixel at the image centre of a rendered fixture scene (its label entry).
+
+    The scenes' ``homography`` maps image pixels to table millimetres, as the referee's own
+    calibration does; the coin reader is measured and trained on them at that known scale.
+
+    :raises ValueError: if the entry has no homography.
+    """
+    import numpy as np
+
+    if "homography" not in scene:
+        raise ValueError(f"{scene.get('image', 'scene')}: no homography in its label")
+    h = np.asarray(scene["homography"], np.float64)
+    w, ht = scene.get("size", (1280, 960))
+
+    def to_mm(x: float, y: float) -> np.ndarray:
+        v = h @ np.array([x, y, 1.0])
+        out: np.ndarray = v[:2] / v[2]
+        return out
+
+    cx, cy = w / 2.0, ht / 2.0
+    dx, dy = to_mm(cx + 1, cy) - to_mm(cx, cy), to_mm(cx, cy + 1) - to_mm(cx, cy)
+    return float(np.sqrt(abs(dx[0] * dy[1] - dx[1] * dy[0])))

@@ -96,6 +96,9 @@ class CoinParams:
     """Smallest tilted-coin patch, as a fraction of a typical round coin's area."""
     tilted_size: tuple[float, float] = (0.65, 1.35)
     """A tilted coin's long axis, as fractions of a typical round coin's diameter."""
+    appearance_agree: float = 0.5
+    """Below this appearance probability of the chosen denomination the confidence is scaled
+    down in proportion (0 turns the check off): evidence that disagrees makes a read unsure."""
     not_coin: float = 0.5
     """A circle the appearance model calls not a coin with at least this probability is dropped."""
     face_min: float = 0.75
@@ -315,7 +318,10 @@ def find_coins(
         value: str | None = None
         if not flags and kind != "other" and p_face >= params.face_min:
             value = "heads" if p_heads >= 0.5 else "tails"
-        confidence = 0.0 if flags else p_kind * p_face
+        # Size, colour and appearance may disagree (a silver dime measured a little large reads as
+        # a penny by size): a denomination the appearance model finds unlikely is not sure.
+        agree = min(1.0, float(kind_prob[i, k]) / params.appearance_agree) if params.appearance_agree > 0 else 1.0
+        confidence = 0.0 if flags else p_kind * p_face * agree
         r = c.r
         bbox = (int(round(c.x - r)), int(round(c.y - r)), int(round(2 * r)), int(round(2 * r)))
         detections.append(

@@ -263,3 +263,13 @@ def test_dice_are_not_coins() -> None:
         dets, _ = find_coins(cv2.imread(str(path)))
         false_coins += len(dets)
     assert false_coins <= 2
+
+
+def test_rendered_scale_from_homography() -> None:
+    """A scene's scale is the homography's area factor at the image centre (issue 5: fixtures)."""
+    from vision._coin_split import rendered_scale
+
+    scene = {"image": "s.jpg", "size": [1280, 960], "homography": [[0.5, 0, 3], [0, 0.5, -7], [0, 0, 1]]}
+    assert rendered_scale(scene) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="s.jpg: no homography"):
+        rendered_scale({"image": "s.jpg"})
