@@ -2,10 +2,13 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/dice_bench.py [--data ../shared/data/dice-rune55] [--failures OUT_DIR]
+    .venv/bin/python benchmarks/dice_bench.py [--data ../shared/data/dice-rune55] [--fixtures fixtures/scenes/test] [--failures OUT_DIR]
 
 Prints, for all photos, per group (colour trays, grey close-ups, grey oblique) and per
-split (``trained``: the part tools/train_dice.py learned from; ``held-out``: never seen):
+split (``trained``: the part tools/train_dice.py learns from; ``validation``: kept out of
+training to fit ``DiceParams.confident_at`` on; ``held-out``: never seen), and for the
+rendered fixtures' held-back test part (flat d6 must be read; a confident read of a d8 or
+a cocked d6 is a confident wrong read; moving or occluded dice are owed no read):
 recall, precision, value accuracy, share of dice read right, confident wrong reads, a
 confusion matrix, and the median milliseconds per 1280x960 frame on one core.
 With ``--failures`` it writes one overlay picture per photo with a failure
@@ -28,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision._dice_split import group_of, is_held_out  # noqa: E402
+from vision._dice_split import group_of, is_held_out, is_validation  # noqa: E402
 from vision.dice import CONFIDENT, DiceParams, draw_dice, find_dice  # noqa: E402
 from vision.types import Detection  # noqa: E402
 
@@ -108,17 +111,145 @@ def fit_temperature(data: Path, entries: list[dict], params: "DiceParams") -> No
     print(f"temperature {best[1]:.1f} (mean log-loss {best[0]:.3f} over {len(rows)} trained-part reads)")
 
 
+def score_photo(
+    img: np.ndarray,
+    name: str,
+    labels: list[dict],
+    others: list[dict],
+    params: DiceParams,
+    keys: list[str],
+    tallies: dict[str, Tally],
+    wrong_notes: list[str],
+    failures: Path | None,
+) -> None:
+    """Read one photo and add it to the tallies named by ``keys``.
+
+    ``labels`` are the dice that must be read (flat, unhidden d6); ``others`` are dice that
+    must not be read with confidence (d8, cocked, moving or occluded d6, in the fixtures):
+    a read on one of them is neither found nor a false die, unless it is confident and
+    the die is a d8 or cocked, which counts as a confident wrong read.
+    """
+    found = find_dice(img, params)
+    pairs = match(labels, found)
+    matched_f = {j for _, j in pairs}
+    matched_l = {i: j for i, j in pairs}
+    on_other: dict[int, dict] = {}
+    rest = [j for j in range(len(found)) if j not in matched_f]
+    for i, j in match(others, [found[j] for j in rest]):
+        on_other[rest[j]] = others[i]
+    failed = False
+    n_found = len(found) - len(on_other)
+    for k in keys:
+        t = tallies[k]
+        t.labels += len(labels)
+        t.found += n_found
+        t.matched += len(pairs)
+    for i, lab in enumerate(labels):
+        v = int(lab["value"])
+        j = matched_l.get(i)
+        read = None if j is None else found[j].value
+        col = 7 if j is None else (0 if read is None else int(read))
+        for k in keys:
+            t = tallies[k]
+            t.confusion[v, col] += 1
+            if read is not None:
+                t.valued += 1
+                t.right += int(read == v)
+        if read != v:
+            failed = True
+            if j is not None and read is not None:
+                wrong_notes.append(f"{name} label {v} read {read} conf {found[j].confidence:.2f}")
+    for j, d in enumerate(found):
+        if d.confidence >= CONFIDENT:
+            if j in on_other:
+                o = on_other[j]
+                if o["kind"] == "d6" and "cocked" not in o.get("flags", []):
+                    continue  # moving or occluded: no read is owed, none is held against it
+                wrong = True
+            else:
+                wrong = j not in matched_f or d.value != int(labels[[i for i, jj in pairs if jj == j][0]]["value"])
+            for k in keys:
+                tallies[k].confident += 1
+                tallies[k].confident_wrong += int(wrong)
+        if j not in matched_f and j not in on_other:
+            failed = True
+    if failed and failures:
+        over = draw_dice(img, found)
+        for i, lab in enumerate(labels):
+            x, y, w, h = (int(round(v)) for v in lab["bbox"])
+            cv2.rectangle(over, (x, y), (x + w, y + h), (255, 0, 0), 1)
+            cv2.putText(over, str(lab["value"]), (x + w - 10, y + h + 12), cv2.FONT_HERSHEY_SIMPLEX,
+                        0.45, (255, 0, 0), 1, cv2.LINE_AA)
+            if i not in matched_l:
+                cv2.drawMarker(over, (x + w // 2, y + h // 2), (0, 0, 255), cv2.MARKER_TILTED_CROSS, 14, 2)
+        cv2.imwrite(str(failures / name.replace(".jpg", ".png")), over)
+
+
+def fit_confident(data: Path, fixtures_dev: Path, params: DiceParams, wrong_share: float = 0.005) -> float:
+    """The lowest raw read probability above which, on each validation part (dice-rune55's and
+    the fixtures dev part's, ``is_validation``: never trained on), at most ``wrong_share`` of the
+    reads are wrong (wrong face, no die, a d8 or a cocked die). Prints it and returns it."""
+    parts: dict[str, list[tuple[float, bool]]] = {"dice-rune55": [], "fixtures dev": []}
+    sources = [("dice-rune55", data, json.loads((data / "labels.json").read_text()))]
+    sources.append(("fixtures dev", fixtures_dev, json.loads((fixtures_dev / "labels.json").read_text())))
+    for part, folder, entries in sources:
+        for e in entries:
+            if not is_validation(e["image"]):
+                continue
+            img = cv2.imread(str(folder / e["image"]), cv2.IMREAD_COLOR)
+            dice = [o for o in e["objects"] if o["kind"] in ("d6", "d8")]
+            labels = [o for o in dice if o["kind"] == "d6" and not o.get("flags")]
+            others = [o for o in dice if not (o["kind"] == "d6" and not o.get("flags"))]
+            found = find_dice(img, params)
+            by_found = {j: i for i, j in match(labels, found)}
+            rest = [j for j in range(len(found)) if j not in by_found]
+            on_other = {rest[j]: others[i] for i, j in match(others, [found[j] for j in rest])}
+            for j, d in enumerate(found):
+                if d.extra["much_smaller"]:
+                    continue  # never confident, whatever its probability
+                face = int(np.argmax(d.extra["face_logits"])) + 1
+                if j in by_found:
+                    ok = face == int(labels[by_found[j]]["value"])
+                elif j in on_other and on_other[j]["kind"] == "d6" and "cocked" not in on_other[j]["flags"]:
+                    continue  # moving or occluded: owed no read
+                else:
+                    ok = False
+                parts[part].append((float(d.extra["read_prob"]), ok))
+    best = 0.0
+    for part, rows in parts.items():
+        rows.sort(reverse=True)
+        # The most reads, from the top, of which at most the share are wrong.
+        t, wrong = 1.0, 0
+        for n, (prob, ok) in enumerate(rows, 1):
+            wrong += int(not ok)
+            if wrong <= wrong_share * n:
+                t = prob
+        kept = [ok for prob, ok in rows if prob >= t]
+        print(f"{part}: {len(rows)} reads; confident at {t:.4f}: {len(kept)} reads, "
+              f"{len(kept) - sum(kept)} wrong")
+        best = max(best, t)
+    print(f"confident_at {best:.4f}")
+    return best
+
+
 def main() -> None:
     """Run the benchmark and print the figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=Path("../shared/data/dice-rune55"))
     ap.add_argument("--failures", type=Path, help="folder for overlay pictures of failures")
     ap.add_argument("--timing-frames", type=int, default=30)
+    ap.add_argument("--fixtures", type=Path, default=Path("fixtures/scenes/test"),
+                    help="rendered fixture scenes measured too (the held-back test part by default)")
+    ap.add_argument("--no-fixtures", action="store_true", help="measure dice-rune55 only")
     ap.add_argument("--fit-temperature", action="store_true",
                     help="fit DiceParams.temperature on the trained part's matched reads, print it, stop")
+    ap.add_argument("--fit-confident", action="store_true",
+                    help="fit DiceParams.confident_at on the validation parts (at most 0.5%% wrong), print it, stop")
     ap.add_argument("--threshold", type=float, help="override DiceParams.det_threshold")
     ap.add_argument("--long-sides", help="override DiceParams.det_long_sides, e.g. 512,192")
     args = ap.parse_args()
+    if args.no_fixtures:
+        args.fixtures = None
     cv2.setNumThreads(1)
     params = DiceParams()
     if args.threshold is not None:
@@ -126,6 +257,9 @@ def main() -> None:
     if args.long_sides:
         params = replace(params, det_long_sides=tuple(int(v) for v in args.long_sides.split(",")))
     entries = json.loads((args.data / "labels.json").read_text())
+    if args.fit_confident:
+        fit_confident(args.data, Path("fixtures/scenes/dev"), replace(params, confident_at=0.8))
+        return
     if args.fit_temperature:
         fit_temperature(args.data, entries, params)
         return
@@ -138,63 +272,35 @@ def main() -> None:
         if img is None:
             raise FileNotFoundError(args.data / e["image"])
         labels = [o for o in e["objects"] if o["kind"] == "d6"]
-        found = find_dice(img, params)
-        pairs = match(labels, found)
-        split = "held-out" if is_held_out(e["image"]) else "trained"
+        split = "held-out" if is_held_out(e["image"]) else "validation" if is_validation(e["image"]) else "trained"
         keys = ["all", f"all/{split}", group_of(e["image"]), f"{group_of(e['image'])}/{split}"]
-        matched_f = {j for _, j in pairs}
-        matched_l = {i: j for i, j in pairs}
-        failed = False
-        for k in keys:
-            t = tallies[k]
-            t.labels += len(labels)
-            t.found += len(found)
-            t.matched += len(pairs)
-        for i, lab in enumerate(labels):
-            v = int(lab["value"])
-            j = matched_l.get(i)
-            read = None if j is None else found[j].value
-            col = 7 if j is None else (0 if read is None else int(read))
-            for k in keys:
-                t = tallies[k]
-                t.confusion[v, col] += 1
-                if read is not None:
-                    t.valued += 1
-                    t.right += int(read == v)
-            if read != v:
-                failed = True
-                if j is not None and read is not None:
-                    wrong_notes.append(f"{e['image']} label {v} read {read} conf {found[j].confidence:.2f}")
-        for j, d in enumerate(found):
-            if d.confidence >= CONFIDENT:
-                wrong = j not in matched_f or d.value != int(labels[[i for i, jj in pairs if jj == j][0]]["value"])
-                for k in keys:
-                    tallies[k].confident += 1
-                    tallies[k].confident_wrong += int(wrong)
-            if j not in matched_f:
-                failed = True
-        if failed and args.failures:
-            over = draw_dice(img, found)
-            for i, lab in enumerate(labels):
-                x, y, w, h = (int(round(v)) for v in lab["bbox"])
-                cv2.rectangle(over, (x, y), (x + w, y + h), (255, 0, 0), 1)
-                cv2.putText(over, str(lab["value"]), (x + w - 10, y + h + 12), cv2.FONT_HERSHEY_SIMPLEX,
-                            0.45, (255, 0, 0), 1, cv2.LINE_AA)
-                if i not in matched_l:
-                    cv2.drawMarker(over, (x + w // 2, y + h // 2), (0, 0, 255), cv2.MARKER_TILTED_CROSS, 14, 2)
-            cv2.imwrite(str(args.failures / e["image"].replace(".jpg", ".png")), over)
+        score_photo(img, e["image"], labels, [], params, keys, tallies, wrong_notes, args.failures)
+    fixture_keys: list[str] = []
+    if args.fixtures is not None:
+        for e in json.loads((args.fixtures / "labels.json").read_text()):
+            img = cv2.imread(str(args.fixtures / e["image"]), cv2.IMREAD_COLOR)
+            if img is None:
+                raise FileNotFoundError(args.fixtures / e["image"])
+            dice = [o for o in e["objects"] if o["kind"] in ("d6", "d8")]
+            labels = [o for o in dice if o["kind"] == "d6" and not o.get("flags")]
+            others = [o for o in dice if not (o["kind"] == "d6" and not o.get("flags"))]
+            key = f"fixtures/{args.fixtures.name}"
+            fixture_keys = [key, f"{key}/procedural", f"{key}/blender"]
+            keys = [key, f"{key}/{e.get('renderer', 'procedural')}"]
+            score_photo(img, e["image"], labels, others, params, keys, tallies, wrong_notes, args.failures)
 
     print(HEADER)
-    order = ["all", "all/trained", "all/held-out"]
+    order = ["all", "all/trained", "all/validation", "all/held-out"]
     for g in ("colour_tray", "grey_closeup", "grey_oblique"):
         order += [g, f"{g}/trained", f"{g}/held-out"]
-    for k in order:
+    for k in order + fixture_keys:
         print(tallies[k].line(k))
-    for k in ("all", "all/held-out"):
+    for k in ["all", "all/held-out"] + fixture_keys[:1]:
         print(f"\nconfusion ({k}): rows label 1..6; columns read unsure, 1..6, missed")
         for v in range(1, 7):
             print(f"  {v}: " + " ".join(f"{n:5d}" for n in tallies[k].confusion[v]))
     print("\nconfident: reads with confidence >= CONFIDENT =", CONFIDENT)
+    print("confident reads: " + ", ".join(f"{k} {tallies[k].confident}" for k in order[:4] + fixture_keys[:1]))
     print("cwr/dice: confident wrong reads (wrong face, or no die) per labelled die; cwr/conf: per confident read")
     print(f"\nwrong faces ({len(wrong_notes)}):")
     for n in wrong_notes[:40]:

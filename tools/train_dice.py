@@ -22,6 +22,16 @@ On this project's 2 shared CPU cores each network takes 10 to 25 minutes
 (a finder trained with ``--synth-share 0.3`` for 1800 steps read fewer photo dice right,
 36.7% against 41.9% on the trained part, so it was not shipped).
 
+Photos and fixture scenes with ``vision._dice_split.is_validation`` are never learned from:
+``benchmarks/dice_bench.py --fit-confident`` calibrates confidence on them. A reader
+trained with pip-sized "not a die" crops (``PIP_SHARE``) and the fixtures dev scenes::
+
+    python tools/train_dice.py --only reader --reader-steps 2400 --reader-batch 96 --seed 3 \
+        --synth-share 0.08 --fixtures fixtures/scenes/dev
+
+read more fixture dice right (61.7% against 47.4% on fixtures/scenes/test) but fewer
+held-out photo dice (39.4% against 41.6%), so it was not shipped (2026-11-22).
+
 Needs ``pip install torch==2.13.0 onnx`` (training only; run time uses ``cv2.dnn``).
 
 Writes ``dice_finder.onnx`` and ``dice_reader.onnx`` into ``--out``.
@@ -50,7 +60,7 @@ from vision._dice_net import (  # noqa: E402
     crop_patch,
     reader_input,
 )
-from vision._dice_split import is_held_out  # noqa: E402
+from vision._dice_split import is_held_out, is_validation  # noqa: E402
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
@@ -59,6 +69,8 @@ import torch.nn.functional as F  # noqa: E402
 DET_CROP = 320
 SYNTH_SHARE = 0.3
 """Share of training samples drawn from synth_scene rather than the photos."""
+PIP_SHARE = 0.12
+"""Share of reader samples on a die that are cut at pip size and labelled "not a die face"."""
 
 
 def load(data: Path, held_out: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -66,14 +78,43 @@ def load(data: Path, held_out: bool) -> list[tuple[np.ndarray, np.ndarray, np.nd
     labels = json.loads((data / "labels.json").read_text())
     out = []
     for entry in labels:
-        if is_held_out(entry["image"]) != held_out:
-            continue
+        if is_held_out(entry["image"]) != held_out or is_validation(entry["image"]):
+            continue  # the validation part calibrates confidence: never learned from
         img = cv2.imread(str(data / entry["image"]), cv2.IMREAD_COLOR)
         if img is None:
             raise FileNotFoundError(data / entry["image"])
         objs = [o for o in entry["objects"] if o["kind"] == "d6"]
         boxes = np.array([o["bbox"] for o in objs], np.float32).reshape(-1, 4)
         values = np.array([int(o["value"]) for o in objs], np.int64)
+        out.append((img, boxes, values))
+    return out
+
+
+def load_fixtures(folder: Path) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(image, boxes, values) for the project's rendered fixture scenes in ``folder``.
+
+    Only the dev part may be passed here (fixtures/scenes/test is held back for measuring).
+    Values: the face for a flat d6; 0 ("not a d6 face") for a d8 or a coin (the finder
+    sometimes takes a coin for a die); -1 for a cocked, moving
+    or occluded d6, which the reader is not taught either way (but random negatives keep
+    away from it).
+    """
+    if folder.name == "test":
+        raise ValueError(f"{folder} is the held-back fixtures part: never train on it")
+    out = []
+    for entry in json.loads((folder / "labels.json").read_text()):
+        if is_validation(entry["image"]):
+            continue  # kept for calibrating confidence
+        dice = [o for o in entry["objects"] if o.get("bbox")]
+        if not any(o["kind"] == "d6" for o in dice):
+            continue
+        img = cv2.imread(str(folder / entry["image"]), cv2.IMREAD_COLOR)
+        if img is None:
+            raise FileNotFoundError(folder / entry["image"])
+        boxes = np.array([o["bbox"] for o in dice], np.float32).reshape(-1, 4)
+        values = np.array(
+            [0 if o["kind"] != "d6" else (-1 if o.get("flags") else int(o["value"])) for o in dice], np.int64
+        )
         out.append((img, boxes, values))
     return out
 
@@ -200,7 +241,8 @@ def finder_sample(
     item: tuple[np.ndarray, np.ndarray, np.ndarray], rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """One augmented finder input (3xSxS float) and its target (6 x S/4 x S/4: heat, off, size, mask)."""
-    img, boxes, _ = item
+    img, boxes, values = item
+    boxes = boxes[values != 0]  # a d8 or a coin is not a six-sided die
     # Scale so this photo's dice span about 7..110 finder pixels: the finder then runs at
     # two input sizes (DiceParams.det_long_sides) to cover small dice and close-ups alike.
     med = float(np.median(np.maximum(boxes[:, 2], boxes[:, 3]))) if len(boxes) else 60.0
@@ -261,15 +303,23 @@ def reader_sample(
     """One augmented reader crop (as reader_input makes it) and its class (0 = not a face)."""
     img, boxes, values = item
     h, w = img.shape[:2]
-    if len(boxes) and rng.random() < 0.75:
-        i = int(rng.integers(0, len(boxes)))
+    usable = np.nonzero(values >= 0)[0]
+    if len(usable) and rng.random() < 0.75:
+        i = int(usable[int(rng.integers(0, len(usable)))])
         bx, by, bw, bh = boxes[i]
         size = max(bw, bh)
         cx = bx + bw / 2 + rng.normal(0, 0.06) * size
         cy = by + bh / 2 + rng.normal(0, 0.06) * size
         side = CROP_SCALE * size * math.exp(rng.normal(0, 0.1))
         label = int(values[i])
-        if rng.random() < 0.15:
+        if rng.random() < PIP_SHARE:
+            # A pip, not a die: the finder sometimes boxes one pip of a large die, and a
+            # lone pip looks like a small "1". A crop a fraction of the face, on the face.
+            cx = bx + bw * rng.uniform(0.2, 0.8)
+            cy = by + bh * rng.uniform(0.2, 0.8)
+            side = CROP_SCALE * size * rng.uniform(0.15, 0.45)
+            label = 0
+        elif rng.random() < 0.15:
             # Off-centre: half a die or more away from the face is not a read.
             ang = rng.uniform(0, 2 * math.pi)
             d = rng.uniform(0.55, 1.0) * size
@@ -282,6 +332,8 @@ def reader_sample(
                 oy = boxes[j, 1] + boxes[j, 3] / 2
                 if abs(ox - cx) < 0.3 * boxes[j, 2] and abs(oy - cy) < 0.3 * boxes[j, 3]:
                     label = int(values[j])
+            if label < 0:
+                return reader_sample(item, rng)  # on a cocked or hidden die: not taught
     else:
         side = math.exp(rng.uniform(math.log(14), math.log(300)))
         cx = rng.uniform(0, w)
@@ -431,6 +483,10 @@ def main() -> None:
     ap.add_argument("--init", type=Path, help="start from these weights (.pt written by an earlier run)")
     ap.add_argument("--synth-share", type=float, default=0.3, help="share of drawn training scenes")
     ap.add_argument("--only", choices=("finder", "reader"), help="train and export one network only")
+    ap.add_argument("--fixtures", type=Path, action="append", default=[],
+                    help="also learn from these rendered fixture folders (fixtures/scenes/dev; never test)")
+    ap.add_argument("--fixture-repeat", type=int, default=1,
+                    help="how many times each fixture scene is listed among the training photos")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
@@ -441,6 +497,10 @@ def main() -> None:
     train = load(args.data, held_out=False)
     test = load(args.data, held_out=True)
     print(f"trained part {len(train)} photos, held-out part {len(test)} (not used)", flush=True)
+    for folder in args.fixtures:
+        scenes = load_fixtures(folder)
+        train += scenes * args.fixture_repeat
+        print(f"fixtures {folder}: {len(scenes)} scenes x {args.fixture_repeat}", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
 
     def loop(model: nn.Module, fn, steps: int, bs: int, lossf, name: str) -> None:  # type: ignore[no-untyped-def]

@@ -34,6 +34,17 @@ def is_held_out(image_name: str) -> bool:
     return digest[0] % HELD_OUT_ONE_IN == 0
 
 
+def is_validation(image_name: str) -> bool:
+    """Whether a photo (or a fixtures dev scene) is kept out of training to calibrate confidence on.
+
+    About one source photo in ``HELD_OUT_ONE_IN``, disjoint from the held-out part: the
+    models never learn from it, and ``vision.dice`` fits its confidence threshold on it,
+    so the held-out part stays untouched for measuring.
+    """
+    digest = hashlib.md5(source_key(image_name).encode("utf-8")).digest()
+    return digest[0] % HELD_OUT_ONE_IN == 1
+
+
 def group_of(image_name: str) -> str:
     """The photo's group: ``colour_tray``, ``grey_closeup`` or ``grey_oblique``."""
     if image_name.startswith("rune55_pxl_"):

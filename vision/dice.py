@@ -63,12 +63,26 @@ class DiceParams:
     not_die_max: float = 0.5
     """A candidate whose reader probability of "not a die face" is above this is dropped."""
     min_value_prob: float = 0.55
-    """Below this reader probability for the best face, ``value`` is ``None`` (unsure)."""
+    """Below this raw read probability (face times "is a die"), ``value`` is ``None`` (unsure)."""
     overlap_iou: float = 0.5
     """Two candidates overlapping more than this are one die."""
     temperature: float = 1.2
     """Softens the reader's face probabilities into calibrated confidences (fitted on the
     trained part of the photos by ``benchmarks/dice_bench.py --fit-temperature``)."""
+    reader_turns: int = 4
+    """The reader sees each crop turned by this many quarter turns (1, 2 or 4) and its
+    logits are averaged: a die's face reads the same at any quarter turn, a guess does not."""
+    larger_first: bool = False
+    """When one candidate's centre lies inside another, keep the larger: the finder often
+    boxes one pip of a large die, and a lone pip reads like a small "1"."""
+    small_ratio: float = 0.0
+    """A die smaller than this share of the median size of the frame's dice (three or more)
+    is left unsure: in one throw the dice are one size, so a much smaller one is most often a pip."""
+    confident_at: float = 0.9991
+    """The raw read probability (face times "is a die") at and above which reads were right
+    at least 99.5% of the time on the validation photos (``vision._dice_split.is_validation``,
+    never trained on); confidences are rescaled so that this maps to ``CONFIDENT``
+    (fitted by ``benchmarks/dice_bench.py --fit-confident``)."""
 
 
 _local = threading.local()
@@ -114,6 +128,14 @@ def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, flo
 def _contains(box: tuple[float, float, float, float], point: tuple[float, float]) -> bool:
     """Whether ``point`` lies inside the centre-size ``box``, shrunk by a tenth for touching dice."""
     return abs(point[0] - box[0]) < 0.4 * box[2] and abs(point[1] - box[1]) < 0.4 * box[3]
+
+
+def _rescale(raw: float, confident_at: float) -> float:
+    """Map the raw read probability so that ``confident_at`` becomes ``CONFIDENT`` (monotone, 0..1)."""
+    t = min(max(confident_at, 1e-6), 1.0 - 1e-6)
+    if raw < t:
+        return CONFIDENT * raw / t
+    return CONFIDENT + (1.0 - CONFIDENT) * (raw - t) / (1.0 - t)
 
 
 def _same_die(
@@ -165,8 +187,15 @@ def find_dice(
     if not cands:
         return []
     patches = [crop_patch(frame, c[0], c[1], CROP_SCALE * max(c[2], c[3])) for _, c in cands]
-    reader.setInput(reader_input(patches))
-    logits = np.asarray(reader.forward(), np.float32).reshape(len(cands), NUM_READ_CLASSES)
+    turns = max(1, params.reader_turns)
+    if turns not in (1, 2, 4):
+        raise ValueError(f"reader_turns must be 1, 2 or 4, got {turns}")
+    step = 4 // turns
+    turned = [np.ascontiguousarray(np.rot90(pt, k * step)) for k in range(turns) for pt in patches]
+    reader.setInput(reader_input(turned))
+    logits = (
+        np.asarray(reader.forward(), np.float32).reshape(turns, len(cands), NUM_READ_CLASSES).mean(axis=0)
+    )
     e = np.exp(logits - logits.max(axis=1, keepdims=True))
     probs = e / e.sum(axis=1, keepdims=True)
     found: list[Detection] = []
@@ -182,16 +211,29 @@ def find_dice(
         fp /= fp.sum()
         face = int(np.argmax(fp)) + 1
         # ...times the probability that it is a die face: kind and value together.
-        conf = float(fp[face - 1] * (1.0 - p[0]))
-        reads.append((conf >= params.min_value_prob, max(w, h), score, (cx, cy, w, h), p, lg, face, conf))
+        raw = float(fp[face - 1] * (1.0 - p[0]))
+        conf = _rescale(raw, params.confident_at)
+        reads.append((raw >= params.min_value_prob, max(w, h), score, (cx, cy, w, h), p, lg, face, conf, raw))
     # The finder often boxes a single pip of a large die, and a pip reads like a small
-    # "1". Keep readable faces first, larger first, and drop any candidate whose centre
-    # lies in a kept die or that holds a kept die's centre.
-    reads.sort(key=lambda r: (not r[0], -r[1]))
-    for _, _, score, (cx, cy, w, h), p, lg, face, conf in reads:
-        if any(_contains(k, (cx, cy)) or _contains((cx, cy, w, h), k[:2]) for k in kept):
+    # "1". Keep larger candidates first (or readable ones first, then larger), and drop
+    # any candidate whose centre lies in a kept die or that holds a kept die's centre.
+    if params.larger_first:
+        reads.sort(key=lambda r: -r[1])
+    else:
+        reads.sort(key=lambda r: (not r[0], -r[1]))
+    chosen = []
+    for r in reads:
+        c = r[3]
+        if any(_contains(k, c[:2]) or _contains(c, k[:2]) for k in kept):
             continue
-        kept.append((cx, cy, w, h))
+        kept.append(c)
+        chosen.append(r)
+    sizes = [r[1] for r in chosen]
+    median = float(np.median(sizes)) if len(sizes) >= 3 else 0.0
+    for readable, size, score, (cx, cy, w, h), p, lg, face, conf, raw in chosen:
+        small = size < params.small_ratio * median
+        if small:
+            readable = False  # much smaller than its neighbours: most often a pip, so unsure
 
         x0 = int(round(max(0.0, cx - w / 2)))
         y0 = int(round(max(0.0, cy - h / 2)))
@@ -200,9 +242,9 @@ def find_dice(
         found.append(
             Detection(
                 kind="d6",
-                value=face if conf >= params.min_value_prob else None,
+                value=face if readable else None,
                 bbox=(x0, y0, x1 - x0, y1 - y0),
-                confidence=conf if conf >= params.min_value_prob else 0.0,
+                confidence=conf if readable else 0.0,
                 center=(float(cx), float(cy)),
                 position_mm=None,
                 extra={
@@ -210,6 +252,8 @@ def find_dice(
                     "not_die": round(float(p[0]), 3),
                     "face_logits": [round(float(v), 3) for v in lg[1:]],
                     "size_px": round(float(max(w, h)), 1),
+                    "read_prob": round(raw, 4),
+                    "much_smaller": small,
                 },
             )
         )

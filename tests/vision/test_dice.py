@@ -205,3 +205,28 @@ FLOOR_FOUND = 0.70
 FLOOR_PRECISION = 0.60
 FLOOR_READ_RIGHT = 0.25
 CEILING_CONFIDENT_WRONG = 0.08
+
+
+def test_bad_reader_turns_are_named() -> None:
+    img = table()
+    draw_die(img, 240, 180, 60, 4, (235, 235, 235), (20, 20, 20))
+    with pytest.raises(ValueError, match="reader_turns"):
+        find_dice(finish(img), DiceParams(reader_turns=3))
+
+
+def test_confidence_is_rescaled_so_the_fitted_threshold_is_confident() -> None:
+    from vision.dice import _rescale
+
+    t = DiceParams().confident_at
+    assert _rescale(t, t) == pytest.approx(CONFIDENT)
+    assert _rescale(0.0, t) == 0.0 and _rescale(1.0, t) == pytest.approx(1.0)
+    raws = np.linspace(0.0, 1.0, 101)
+    assert np.all(np.diff([_rescale(float(r), t) for r in raws]) >= 0)
+
+
+def test_every_read_says_its_raw_probability() -> None:
+    img = table()
+    draw_die(img, 240, 180, 60, 5, (235, 235, 235), (20, 20, 20))
+    for d in find_dice(finish(img)):
+        assert 0.0 <= d.extra["read_prob"] <= 1.0
+        assert d.value is None or d.confidence > 0.0
