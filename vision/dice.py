@@ -216,9 +216,9 @@ def find_dice(
         fp /= fp.sum()
         face = int(np.argmax(fp)) + 1
         # ...times the probability that it is a die face: kind and value together.
-        raw = float(fp[face - 1] * (1.0 - p[0]))
-        conf = _rescale(raw, params.confident_at)
-        reads.append((raw >= params.min_value_prob, max(w, h), score, (cx, cy, w, h), p, lg, face, conf, raw))
+        read_prob = float(fp[face - 1] * (1.0 - p[0]))
+        conf = _rescale(read_prob, params.confident_at)
+        reads.append((read_prob >= params.min_value_prob, max(w, h), score, (cx, cy, w, h), p, lg, face, conf, read_prob))
     # The finder often boxes a single pip of a large die, and a pip reads like a small
     # "1". Keep larger candidates first (or readable ones first, then larger), and drop
     # any candidate whose centre lies in a kept die or that holds a kept die's centre.
@@ -235,7 +235,7 @@ def find_dice(
         chosen.append(r)
     sizes = [r[1] for r in chosen]
     median = float(np.median(sizes)) if len(sizes) >= 3 else 0.0
-    for readable, size, score, (cx, cy, w, h), p, lg, face, conf, raw in chosen:
+    for readable, size, score, (cx, cy, w, h), p, lg, face, conf, read_prob in chosen:
         small = size < params.small_ratio * median
         if small:
             readable = False  # much smaller than its neighbours: most often a pip, so unsure
@@ -257,7 +257,7 @@ def find_dice(
                     "not_die": round(float(p[0]), 3),
                     "face_logits": [round(float(v), 3) for v in lg[1:]],
                     "size_px": round(float(max(w, h)), 1),
-                    "read_prob": round(raw, 4),
+                    "read_prob": round(read_prob, 4),
                     "much_smaller": small,
                 },
             )
