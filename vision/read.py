@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.coins import CoinParams, find_coins, validate_frame
 from vision.enrol import CoinProfile
-from vision.types import DIE_KINDS, Detection, TableObservation
+from vision.types import CONFIDENT, DIE_KINDS, Detection, TableObservation
 
 
 class CalibrationLike(Protocol):
@@ -90,6 +90,7 @@ def read_table(
                 # A missing model is an installation fault: say so, and still read the coins.
                 notes.append(f"dice reader not available: {exc}")
     coins, dice = resolve_overlaps(coins, dice, params.die_over_coin, params.die_detail)
+    coins = [replace(c, confidence=on_shared_scale(c.confidence, params.coins.confident)) for c in coins]
 
     scale = mm_per_px if mm_per_px is not None else coin_scale
     if calibration is None:
@@ -163,3 +164,13 @@ def place(objects: list[Detection], calibration: CalibrationLike) -> list[Detect
         pos = (float(x), float(y))
         out.append(replace(d, position_mm=pos, zone=calibration.zone_of(pos)))
     return out
+
+
+def on_shared_scale(confidence: float, sure_at: float) -> float:
+    """A reader's confidence mapped so that its own sure level ``sure_at`` lands on the shared
+    :data:`vision.types.CONFIDENT` (monotone, 0..1): reads the reader is not sure of stay below
+    the level the referee acts on."""
+    sure_at = min(max(sure_at, 1e-6), 1.0 - 1e-6)
+    if confidence < sure_at:
+        return CONFIDENT * confidence / sure_at
+    return CONFIDENT + (1.0 - CONFIDENT) * (confidence - sure_at) / (1.0 - sure_at)

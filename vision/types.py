@@ -8,6 +8,11 @@ from typing import Any
 BBox = tuple[int, int, int, int]
 """x, y, width, height in pixels of the frame, top-left origin."""
 
+CONFIDENT = 0.8
+"""The one confidence contract of ``read_table``: a read at or above this is meant to be right
+at least 99.5% of the time, and the referee acts only on such reads (``referee.reconcile``).
+Each reader maps its own sure level onto it."""
+
 COIN_KINDS = ("penny", "nickel", "dime", "quarter")
 DIE_KINDS = ("d6", "d8")
 

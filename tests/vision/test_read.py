@@ -132,3 +132,17 @@ def test_read_table_is_the_package_entry_point() -> None:
     assert vision.read_table is read_table
     observation = vision.read_table(np.zeros((480, 640, 3), np.uint8))
     assert observation.objects == () and observation.frame_size == (640, 480)
+
+
+def test_confidences_share_one_scale() -> None:
+    """A coin the coin reader is just sure of lands on the shared CONFIDENT the referee acts on;
+    one it is not sure of stays below it (vision.types.CONFIDENT, referee.reconcile)."""
+    from referee.reconcile import CONFIDENT as REFEREE_CONFIDENT
+    from vision.coins import CONFIDENT as COIN_SURE
+    from vision.read import on_shared_scale
+    from vision.types import CONFIDENT
+
+    assert CONFIDENT == REFEREE_CONFIDENT
+    assert on_shared_scale(COIN_SURE, COIN_SURE) == CONFIDENT
+    assert on_shared_scale(0.85, COIN_SURE) < CONFIDENT
+    assert on_shared_scale(1.0, COIN_SURE) == 1.0 and on_shared_scale(0.0, COIN_SURE) == 0.0
