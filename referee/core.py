@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 import enum
 import random
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -21,7 +20,7 @@ from typing import Any, ClassVar, TypeVar
 from referee.actions import Action, parse_action
 from referee.errors import ConfigError, IllegalActionError, InvalidActionError
 from referee.options import OptionSpec, option_to_json, resolve_options
-from referee.table import Item, Move
+from referee.table import Item, Move, describe_items, item_to_json
 
 CHANCE = -1
 """``current_player()`` while the table must throw or roll: the camera supplies the outcome."""
@@ -413,7 +412,7 @@ class State:
             "winners": self.winners(),
             "options": [option.to_json() for option in self.options()],
             "forced_moves": [move.to_json() for move in self.forced_moves()],
-            "zones": {zone: [_item_json(i) for i in items] for zone, items in self.zones().items()},
+            "zones": {zone: [item_to_json(i) for i in items] for zone, items in self.zones().items()},
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -451,16 +450,7 @@ class State:
         return None
 
 
-def _item_json(item: Item) -> dict[str, Any]:
-    data: dict[str, Any] = {"kind": item.kind, "value": item.value}
-    if item.ident is not None:
-        data["id"] = item.ident
-    return data
-
-
 def _count_text(items: Sequence[Item]) -> str:
-    from referee.table import describe_items
-
     return describe_items(items) if items else "empty"
 
 
@@ -478,8 +468,3 @@ def state_from_json(data: Mapping[str, Any]) -> State:
         except (InvalidActionError, IllegalActionError) as exc:
             raise IllegalActionError(f"log entry {number} ({text!r}) does not replay: {exc}") from None
     return state
-
-
-def counter_items(counts: Mapping[Any, int], make: Any) -> list[Item]:
-    """Expand ``{value: count}`` into items made by ``make(value)``."""
-    return [make(value) for value, count in sorted(Counter(counts).items(), key=lambda kv: str(kv[0])) for _ in range(count)]
