@@ -148,7 +148,6 @@ def events() -> Response:
     subscription = service().subscribe()
     limit = request.args.get("limit", type=int)
 
-    @stream_with_context
     def stream() -> Iterator[str]:
         sent = 0
         try:
@@ -166,7 +165,7 @@ def events() -> Response:
         finally:
             service().unsubscribe(subscription)
 
-    return Response(stream(), mimetype="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    return Response(stream_with_context(stream()), mimetype="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 def _event(view: dict[str, Any]) -> str:

@@ -58,7 +58,7 @@ def open_demo(name: str, db: str, read: str = "labels", auto: bool = False, real
 
     folder = game_folder(name)
     service = open_table(f"replay:{folder}", db, new=True, realtime=realtime, read=read)
-    decisions = service.source.game.get("decisions") if service.source is not None else None
+    decisions = getattr(service.source, "game", {}).get("decisions")  # a replay's recorded decisions
     if not auto and decisions:
         service.tablet = WaitForPlayers(decisions, service.source)
     return service
@@ -67,13 +67,16 @@ def open_demo(name: str, db: str, read: str = "labels", auto: bool = False, real
 class WaitForPlayers:
     """Holds the replay at each recorded decision until the players have made a decision.
 
-    The recorded decisions say after which frame each was taken; the replay does not run past
-    that frame until the match log holds as many player decisions, so throws recorded after a
-    decision are read only once the tablet has made it.
+    The recorded decisions say at which frame and moment each was taken; the replay does not
+    run past that moment until the match log holds as many player decisions, so throws
+    recorded after a decision are read only once the tablet has made it. The recording is read
+    by the same rules as :class:`web.service.RecordedTablet`, which takes the decisions itself.
     """
 
     def __init__(self, decisions: Sequence[Mapping[str, Any]], source: Any, poll: float = 0.05) -> None:
-        self.decisions = list(decisions)
+        from web.service import RecordedTablet
+
+        self.recording = RecordedTablet(decisions, source)
         self.source = source
         self.poll = poll
 
@@ -81,27 +84,17 @@ class WaitForPlayers:
         waited = False
         stop: threading.Event | None = getattr(service, "_stop", None)
         while stop is None or not stop.is_set():
-            done = sum(1 for e in service.match.events if e.actor in ("tablet", "players") and e.kind != "ruling")
-            if done >= len(self.decisions) or not self._due(self.decisions[done]):
+            upcoming = self.recording.next_decision(service.match)
+            if upcoming is None or not self._due(*upcoming):
                 break
             waited = True
             time.sleep(self.poll)
         if waited:
             self.source.seek(self.source.position)  # real-time pacing restarts after the pause
 
-    def _due(self, decision: Mapping[str, Any]) -> bool:
-        moment = decision.get("t")
-        if isinstance(moment, (int, float)):
-            return bool(getattr(self.source, "last_timestamp", moment) >= moment)
-        after = decision.get("after_frame", decision.get("frame"))
-        if after is None:
-            return False
-        if isinstance(after, int) and 0 <= after < len(self.source.frames):
-            after = self.source.frames[after].frame_id
-        try:
-            return bool(self.source.index_of(str(after)) < self.source.position)
-        except KeyError:
-            return False
+    def _due(self, number: int, decision: Mapping[str, Any]) -> bool:
+        recorded_moment = any(key in decision for key in ("t", "after_frame", "frame"))
+        return recorded_moment and self.recording.moment_reached(number, decision)
 
 
 def run_demo(args: argparse.Namespace) -> int:

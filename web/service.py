@@ -709,25 +709,39 @@ class RecordedTablet:
         """Why the next decision is not taken although its moment has come (the rules forbid it
         now: the match is not where the recording was, e.g. a question is still open)."""
 
+    def next_decision(self, match: Match) -> tuple[int, Mapping[str, Any]] | None:
+        """The number and text of the next recorded decision not yet in the match log."""
+        done = sum(1 for e in match.events if e.actor in ("tablet", "players") and e.kind != "ruling")
+        return (done, self.decisions[done]) if done < len(self.decisions) else None
+
+    def moment_reached(self, number: int, decision: Mapping[str, Any]) -> bool:
+        """Whether the replay has shown the frame and reached the time the decision was recorded at.
+
+        :raises ConfigError: for a decision waiting for a frame the recording does not have.
+        """
+        after = decision.get("after_frame", decision.get("frame"))
+        if isinstance(after, int) and 0 <= after < len(self.source.frames):
+            after = self.source.frames[after].frame_id  # the fixtures name frames by index
+        if after is not None:
+            try:
+                if self.source.index_of(str(after)) >= self.source.position:
+                    return False
+            except KeyError:
+                raise ConfigError(f"recorded decision {number + 1} waits for frame {after!r}, which is not in the recording") from None
+        moment = decision.get("t")
+        # A frame is held for a while: a decision recorded later than the frame in view waits.
+        return not (isinstance(moment, (int, float)) and getattr(self.source, "last_timestamp", moment) < moment)
+
     def __call__(self, service: TableService) -> None:
         while True:
             match = service.match
-            done = sum(1 for e in match.events if e.actor in ("tablet", "players") and e.kind != "ruling")
-            if done >= len(self.decisions):
+            upcoming = self.next_decision(match)
+            if upcoming is None:
                 return
-            decision = self.decisions[done]
+            done, decision = upcoming
+            if not self.moment_reached(done, decision):
+                return
             after = decision.get("after_frame", decision.get("frame"))
-            if isinstance(after, int) and 0 <= after < len(self.source.frames):
-                after = self.source.frames[after].frame_id  # the fixtures name frames by index
-            if after is not None:
-                try:
-                    if self.source.index_of(str(after)) >= self.source.position:
-                        return
-                except KeyError:
-                    raise ConfigError(f"recorded decision {done + 1} waits for frame {after!r}, which is not in the recording") from None
-            moment = decision.get("t")
-            if isinstance(moment, (int, float)) and getattr(self.source, "last_timestamp", moment) < moment:
-                return  # recorded later than the frame now in view
             pending = match.pending
             if "answer" in decision:
                 # An answer waits for its question.
