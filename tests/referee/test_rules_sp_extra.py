@@ -4,7 +4,6 @@ by ID, each pinned by a test that cites it (issue 2: every behavioural rule ID i
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pytest
@@ -12,36 +11,10 @@ import pytest
 from referee import CHANCE, ConfigError, IllegalActionError, find_game
 from referee.actions import Cancel, Gather, PennyThrow
 from referee.games.seven_pennies import SevenPenniesGame, SevenPenniesState
+from tests.referee.test_seven_pennies import held, new
 
 DICE = {"spd.enabled": True}
 TKO = {"spt.enabled": True}
-
-
-def new(players: str = "Jess,Kevin", first: str | None = None, options: Mapping[str, Any] | None = None,
-        actions: Iterable[str] = ()) -> SevenPenniesState:
-    """A Seven Pennies game with ``first`` designated (G-5) and ``actions`` applied."""
-    names = players.split(",")
-    game = find_game("seven-pennies")(names, dict(options or {}))
-    assert isinstance(game, SevenPenniesGame)
-    state = game.new_state()
-    assert isinstance(state, SevenPenniesState)
-    state.apply(f"designate {first or names[0]}")
-    for action in actions:
-        state.apply(action)
-    return state
-
-
-def held(state: SevenPenniesState) -> dict[str, str | int]:
-    """Holdings as RULES.md writes them: ``1T``, ``4H``, ``2x3`` (dice), or ``0``."""
-    result: dict[str, str | int] = {}
-    for name, (count, value) in state.holdings().items():
-        if count == 0:
-            result[name] = 0
-        elif state.game.dice:
-            result[name] = f"{count}x{value}"
-        else:
-            result[name] = f"{count}{'H' if value == 1 else 'T'}"
-    return result
 
 
 def legal(state: SevenPenniesState) -> set[str]:
