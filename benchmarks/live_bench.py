@@ -2,7 +2,7 @@
 
 For every settled frame of each game in ``fixtures/games`` the service's reader
 (``web.service.VisionReader``: calibrated from the frame's own markers, coins searched at
-their size, reads on markers left out) is compared with the frame's labels. A read matches a
+their size, only the kinds the game puts on the table looked for, reads on markers left out) is compared with the frame's labels. A read matches a
 labelled object when its centre lies within the object's box. Per game it prints: objects
 labelled, found (matched), missed, extra reads (no labelled object), kind right, and of the
 face reads that reconcile would use (confidence >= ``referee.reconcile.CONFIDENT``) how many
@@ -22,8 +22,9 @@ from typing import Any
 import cv2
 
 from hardware.replay import ReplaySource
+from referee.core import find_game
 from referee.reconcile import CONFIDENT
-from web.service import VisionReader
+from web.service import VisionReader, kinds_in_play, recorded_options
 
 GAMES = Path(__file__).resolve().parents[1] / "fixtures" / "games"
 
@@ -31,7 +32,10 @@ GAMES = Path(__file__).resolve().parents[1] / "fixtures" / "games"
 def bench_game(name: str) -> dict[str, Any]:
     """Counts for one game (see the module docstring)."""
     source = ReplaySource(GAMES / name)
-    reader = VisionReader(source.layout())
+    recorded = source.game
+    players = recorded.get("players") or recorded.get("config", {}).get("players")
+    game = find_game(recorded["game"])(players, recorded_options(recorded))
+    reader = VisionReader(source.layout(), kinds=kinds_in_play(game.new_state()))
     counts = dict(frames=0, labelled=0, found=0, missed=0, extra=0, kind_right=0, sure_right=0, sure_wrong=0, unsure=0)
     seconds: list[float] = []
     for entry in source.game["frames"]:

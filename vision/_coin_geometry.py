@@ -157,11 +157,26 @@ def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, ba
             out.append(Circle(c.x, c.y, c.r, c.stacked, 0.0))
             continue
         fx, fy, fr = fit
+        # Under a hard light a coin's shadow makes a second edge outside its own on the side
+        # away from the lamp, and the outermost edge there is the shadow's. Refit twice on the
+        # strong edge of each ray nearest the circle so far: the lit side pulls it back.
+        mid = ((radii[:-1] + radii[1:]) / 2 * r)[:, None]
+        ex, ey = c.x + mid * cos[None, :], c.y + mid * sin[None, :]
+        for _ in range(2):
+            off = np.where(strong, np.abs(np.hypot(ex - fx, ey - fy) - fr), np.inf)
+            nearest = np.argmin(off, axis=0)
+            cols = np.arange(len(angles))
+            refit = _fit_circle(ex[nearest, cols][good], ey[nearest, cols][good])
+            if refit is None:
+                break
+            fx, fy, fr = refit
         if np.hypot(fx - c.x, fy - c.y) > 0.15 * r or not 0.8 * r < fr < 1.2 * r:
             fx, fy, fr = c.x, c.y, c.r
-        # Support: the share of rays whose edge lies on the fitted circle. An ellipse (a
-        # leaning coin) or a chance arc in the cloth has little.
-        on_circle = np.abs(np.hypot(px - fx, py - fy) - fr) <= 0.06 * fr
+        # Support: the share of rays with a strong edge on the fitted circle (any strong edge,
+        # the shadow's being another), within 6% of the radius but at least 1.5 px: a small
+        # coin's rim (a highlight, then a dark line) spreads its edge over a pixel or two. An
+        # ellipse (a leaning coin) or a chance arc in the cloth has little support.
+        on_circle = (strong & (np.abs(np.hypot(ex - fx, ey - fy) - fr) <= max(0.06 * fr, 1.5))).any(axis=0)
         out.append(Circle(fx, fy, fr, c.stacked, float(np.mean(on_circle & good))))
     return out
 

@@ -44,6 +44,9 @@ class ReadParams:
     """``vision.dice.DiceParams`` for the dice reader, or ``None`` for its defaults."""
     read_dice: bool = True
     """Whether to look for dice at all."""
+    read_coins: bool = True
+    """Whether to look for coins at all (a dice game's table holds none: a round pip or a
+    printed letter is then never taken for a coin)."""
     die_over_coin: float = 0.3
     """A coin and a die sharing at least this fraction of the smaller one's area are one object."""
     die_detail: float = 0.5
@@ -75,7 +78,10 @@ def read_table(
             raise ValueError(f"calibration.mm_per_px must be a positive number, got {mm_per_px!r}")
         mm_per_px = float(mm_per_px)
 
-    coins, coin_scale = find_coins(frame, params.coins, mm_per_px, profile)
+    coins: list[Detection] = []
+    coin_scale: float | None = None
+    if params.read_coins:
+        coins, coin_scale = find_coins(frame, params.coins, mm_per_px, profile)
     dice: list[Detection] = []
     if params.read_dice:
         try:

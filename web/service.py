@@ -406,9 +406,7 @@ def open_table(
     game = game or recorded.get("game")
     players = list(players or recorded.get("players") or config.get("players") or [])
     if options is None:
-        # A recording's options: its ``options``, or the rule keys (``sp.…``) of its ``config``.
-        options = dict(recorded.get("options") or config.get("options")
-                       or {key: value for key, value in config.items() if "." in key})
+        options = recorded_options(recorded)
     if first is None and (recorded.get("first") or config.get("first")):
         first = str(recorded.get("first") or config.get("first"))
     if calibration is None:
@@ -439,7 +437,7 @@ def open_table(
         except KeyError:
             resume_after = None
     layout = table_layout(source, match) if read == "vision" and calibration is None else None
-    reader = make_reader(read, source, calibration, layout)
+    reader = make_reader(read, source, calibration, layout, kinds_in_play(match.state) or None)
     service = TableService(store, match, source, settle=settle_factory(calibration), read=reader,
                            camera=camera, resume_after=resume_after)
     if isinstance(reader, VisionReader) and service.loop is not None:
@@ -456,6 +454,13 @@ def open_table(
         service.tablet = RecordedTablet(recorded["decisions"], source)
     service.recorder = recorder
     return service
+
+
+def recorded_options(recorded: dict[str, Any]) -> dict[str, Any]:
+    """A recording's rule options: its ``options``, or the rule keys (``sp.…``) of its ``config``."""
+    config: dict[str, Any] = recorded["config"] if isinstance(recorded.get("config"), dict) else {}
+    return dict(recorded.get("options") or config.get("options")
+                or {key: value for key, value in config.items() if "." in key})
 
 
 def table_layout(source: Any, match: Match) -> Any:
@@ -514,17 +519,28 @@ def settle_factory(calibration: Any = None) -> SettleFactory:
     return make
 
 
-def make_reader(kind: str, source: FrameSource | None, calibration: Any = None, layout: Any = None) -> Reader:
+def kinds_in_play(state: Any) -> frozenset[str]:
+    """Every kind of object the match's table can hold: what lies in its zones (objects are
+    conserved, G-2) and what comes from a supply (``State.supplied_kinds``: T.K.O.'s nickels)."""
+    kinds = {item.kind for items in state.zones().values() for item in items}
+    return frozenset(kinds) | state.supplied_kinds()
+
+
+def make_reader(
+    kind: str, source: FrameSource | None, calibration: Any = None, layout: Any = None,
+    kinds: frozenset[str] | None = None,
+) -> Reader:
     """The reader ``--read`` names: ``vision`` (a :class:`VisionReader`) or ``labels``.
 
     ``labels`` takes a replayed frame's recorded labels as the read: it exercises the loop, the
     rules and the log on a recording without depending on vision's accuracy. ``layout`` is the
-    table the vision reader calibrates itself on when no ``calibration`` is given.
+    table the vision reader calibrates itself on when no ``calibration`` is given; ``kinds``
+    the kinds of object it looks for (``None``: all).
 
     :raises ConfigError: for another name, or ``labels`` without a replay.
     """
     if kind == "vision":
-        return VisionReader(layout, calibration)
+        return VisionReader(layout, calibration, kinds=kinds)
     if kind == "labels":
         from hardware.replay import ReplaySource
 
@@ -552,9 +568,19 @@ class VisionReader:
     a die on the table (the markers' squares, the sheet's edge): it is left out of the read.
     """
 
-    def __init__(self, layout: Any = None, calibration: Any = None, retry_s: float = 1.0, track_s: float = 2.0) -> None:
+    def __init__(
+        self,
+        layout: Any = None,
+        calibration: Any = None,
+        retry_s: float = 1.0,
+        track_s: float = 2.0,
+        kinds: frozenset[str] | None = None,
+    ) -> None:
         self.layout = layout
         self.calibration = calibration
+        self.kinds = kinds
+        """The kinds of object the game puts on the table (``kinds_in_play``); ``None``: all.
+        A coin game's table is not searched for dice, nor a dice game's for coins."""
         self.retry_s = retry_s
         self.track_s = track_s
         self.status = "" if calibration is not None or layout is None else "calibrating: looking for the corner markers"
@@ -612,6 +638,14 @@ class VisionReader:
         if calibration is not None and self.status.startswith("camera moved"):
             calibration = None  # no zones rather than wrong zones: reconcile asks for the table to be checked
         params = read_params(calibration.mm_per_px if calibration is not None else None, image.shape[1], image.shape[0])
+        if self.kinds is not None:
+            from dataclasses import replace
+
+            from vision.types import COIN_KINDS, DIE_KINDS
+
+            coins = tuple(kind for kind in COIN_KINDS if kind in self.kinds)
+            params = replace(params, coins=replace(params.coins, kinds=coins), read_coins=bool(coins),
+                             read_dice=bool(self.kinds & set(DIE_KINDS)))
         observation = read_table(image, calibration, params)
         if calibration is not None:
             observation = in_play_area(observation, calibration)

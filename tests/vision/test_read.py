@@ -15,6 +15,7 @@ from vision.types import Detection, TableObservation
 from web.cli import main
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "coins-mmr"
+DICE = DATA.parent / "dice-rune55"
 
 
 def photo(name: str) -> Path:
@@ -92,6 +93,18 @@ def test_coins_only_when_dice_are_off() -> None:
     frame = cv2.imread(str(photo("mmr_92.jpg")))
     obs = read_table(frame, params=ReadParams(read_dice=False))
     assert {o.kind for o in obs.objects} <= {"penny", "nickel", "dime", "quarter", "other"}
+
+
+def test_dice_only_when_coins_are_off() -> None:
+    """``read_coins=False`` (a dice game's table) never reports a coin, even where a die's
+    round face or a large pip looks like one, and still reads the dice."""
+    labels = json.loads((DICE / "labels.json").read_text())
+    entry = next(e for e in labels if len(e["objects"]) >= 5)
+    frame = cv2.imread(str(DICE / entry["image"]))
+    assert frame is not None, entry["image"]
+    obs = read_table(frame, params=ReadParams(read_coins=False))
+    assert obs.objects, "no die found"
+    assert {o.kind for o in obs.objects} <= {"d6", "d8"}
 
 
 def test_referee_read_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -42,6 +42,22 @@ def test_the_service_calibrates_on_the_replays_own_table(tmp_path: Path) -> None
     assert "calibration" not in service.view()["loop"]
 
 
+def test_the_reader_looks_only_for_what_the_game_puts_on_the_table(tmp_path: Path) -> None:
+    """A Seven Pennies table is not searched for dice (a printed letter is never a die), a
+    FLIP table not for coins; T.K.O.'s supplied nickels are looked for."""
+    pennies = open_table(f"replay:{GAMES / 'sp_t1'}", str(tmp_path / "a.db"), realtime=False, read="vision")
+    assert isinstance(pennies.loop.read, VisionReader)
+    assert pennies.loop.read.kinds == frozenset({"penny"})
+    tko = open_table(f"replay:{GAMES / 'sp_t2_tko'}", str(tmp_path / "b.db"), realtime=False, read="vision")
+    assert tko.loop.read.kinds == frozenset({"penny", "nickel"})
+    flip = open_table(f"replay:{GAMES / 'flip_fl_t1'}", str(tmp_path / "c.db"), realtime=False, read="vision")
+    assert flip.loop.read.kinds == frozenset({"d6"})
+    image = first_image("sp_t1")
+    observation = pennies.loop.read(image)
+    assert observation.objects and {o.kind for o in observation.objects} == {"penny"}
+    assert not [o for o in flip.loop.read(image).objects if o.kind in ("penny", "nickel", "dime", "quarter")]
+
+
 def test_a_live_camera_calibrates_on_the_default_layout(tmp_path: Path) -> None:
     service = open_table(f"replay:{GAMES / 'sp_t1'}", str(tmp_path / "m.db"), realtime=False, read="labels")
     assert isinstance(service.source, ReplaySource)
