@@ -212,8 +212,10 @@ class TableLoop:
         self.latest_observation = observation
         return self._decide(seen_from(observation), frame.frame_id, settled_at)
 
-    def answer(self, question_seq: int, value: str) -> LoopResult:
+    def answer(self, question_seq: int, value: str, actor: str = "players") -> LoopResult:
         """The players answered question ``question_seq``: log it, then rule again with their answer.
+
+        ``actor`` is who answered, as the log records it (``labels``: a replay's recorded truth).
 
         :raises ValueError: when that question is not the one pending, or the answer is not a choice.
         """
@@ -225,7 +227,7 @@ class TableLoop:
             if choices and str(value) not in choices:
                 raise ValueError(f"answer {value!r} is not one of: {', '.join(choices)}")
             started = self.clock()
-            self.match.record("answer", f"{pending.text}: {value}", "players", pending.frame_id,
+            self.match.record("answer", f"{pending.text}: {value}", actor, pending.frame_id,
                               {"question": question_seq, "value": value})
             seen = seen_from_json(pending.detail["seen"])
             typed: str | int = int(value) if str(value).isdigit() else value

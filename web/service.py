@@ -125,8 +125,10 @@ class TableService:
         """
         return self._changed(self.match.redo("tablet"))
 
-    def answer(self, question_id: int | str, answer: str) -> dict[str, Any]:
+    def answer(self, question_id: int | str, answer: str, actor: str = "players") -> dict[str, Any]:
         """Answer the pending question; the referee then rules again on the same frame.
+
+        ``actor`` is who answered, as the log records it.
 
         :raises InvalidActionError: for a question id that is not a number or an answer not offered.
         :raises IllegalActionError: when that question is not waiting.
@@ -140,7 +142,7 @@ class TableService:
         if pending is None or pending.seq != seq or pending.detail.get("ruling") != "question":
             raise IllegalActionError(f"question {seq} is not waiting for an answer")
         try:
-            result = loop.answer(seq, answer)
+            result = loop.answer(seq, answer, actor)
         except ValueError as exc:
             raise InvalidActionError(str(exc)) from None
         if self.loop is None:
@@ -383,11 +385,14 @@ def open_table(
     read: str = "vision",
     calibration: Any = None,
     record: str | None = None,
+    answer_from_labels: bool = False,
 ) -> TableService:
     """The composition point: a store, the match to resume or start, the source, settle and reader.
 
     A replayed game (``replay:PATH``) supplies its own game, players and options from its
-    ``game.json`` unless given. The newest match still in play on ``camera`` is resumed when
+    ``game.json`` unless given, and its recorded tablet decisions are taken at their moments
+    (``RecordedTablet``; with ``answer_from_labels`` it also answers the referee's questions
+    about unsure reads with the frames' labels). The newest match still in play on ``camera`` is resumed when
     it is the same game with the same players (or no game is named) and ``new`` is false;
     a replay then skips the frames already ruled on.
 
@@ -451,7 +456,7 @@ def open_table(
 
         reader.on_status = show
     if isinstance(source, ReplaySource) and recorded.get("decisions"):
-        service.tablet = RecordedTablet(recorded["decisions"], source)
+        service.tablet = RecordedTablet(recorded["decisions"], source, answer_from_labels)
     service.recorder = recorder
     return service
 
@@ -736,9 +741,15 @@ class RecordedTablet:
     match log (counted by the tablet's and players' events) are not taken again after a restart.
     """
 
-    def __init__(self, decisions: Sequence[Mapping[str, Any]], source: Any) -> None:
+    def __init__(self, decisions: Sequence[Mapping[str, Any]], source: Any, answer_from_labels: bool = False) -> None:
         self.decisions = list(decisions)
         self.source = source
+        self.answer_from_labels = answer_from_labels
+        """Answer the referee's questions the recording did not foresee (an unsure read) with
+        what the question's frame's labels say, as players looking at the table would. The
+        answer is logged with the actor ``labels``."""
+        self.answered = 0
+        """How many questions were answered from the labels."""
         self.waiting = ""
         """Why the next decision is not taken although its moment has come (the rules forbid it
         now: the match is not where the recording was, e.g. a question is still open)."""
@@ -766,10 +777,39 @@ class RecordedTablet:
         # A frame is held for a while: a decision recorded later than the frame in view waits.
         return not (isinstance(moment, (int, float)) and getattr(self.source, "last_timestamp", moment) < moment)
 
+    def truth(self, service: TableService) -> str | None:
+        """The labelled value of the object the pending question is about, if the recording has it."""
+        pending = service.match.pending
+        loop = service.loop
+        if pending is None or pending.detail.get("ruling") != "question" or loop is None or pending.frame_id is None:
+            return None
+        observation = loop.latest_observation
+        refs = pending.detail.get("refs") or []
+        if observation is None or not refs or not 0 <= int(refs[0]) < len(observation.objects):
+            return None
+        x, y = observation.objects[int(refs[0])].center
+        try:
+            labels = self.source.frames[self.source.index_of(pending.frame_id)].labels
+        except KeyError:
+            return None
+        for label in labels if isinstance(labels, list) else []:
+            bx, by, bw, bh = label.get("bbox", (0, 0, 0, 0))
+            if bx <= x <= bx + bw and by <= y <= by + bh:
+                value = str(label.get("value"))
+                return value if value in [str(c) for c in pending.detail.get("choices", [])] else None
+        return None
+
     def __call__(self, service: TableService) -> None:
         while True:
             match = service.match
             upcoming = self.next_decision(match)
+            if self.answer_from_labels and (upcoming is None or "answer" not in upcoming[1]):
+                value = self.truth(service)
+                if value is not None:
+                    assert match.pending is not None
+                    service.answer(match.pending.seq, value, actor="labels")
+                    self.answered += 1
+                    continue
             if upcoming is None:
                 return
             done, decision = upcoming
