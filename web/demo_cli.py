@@ -30,8 +30,8 @@ def add_parser(commands: Any) -> None:
     demo.add_argument("--port", type=int, default=8080, help="dashboard port (default 8080)")
     demo.add_argument("--host", default="0.0.0.0", help="dashboard address (default all)")
     demo.add_argument("--pin", default="1234", help="the control PIN (default 1234)")
-    demo.add_argument("--read", choices=("vision", "labels"), default="labels",
-                      help="take the recorded reads (default) or read the frames with vision")
+    demo.add_argument("--read", choices=("vision", "labels"), default="vision",
+                      help="read the frames with the camera reader (default) or take their recorded labels")
     demo.add_argument("--auto", action="store_true", help="take the recorded decisions instead of waiting for taps")
     demo.add_argument("--db", help="match log (default: a fresh one in a temporary folder)")
     demo.set_defaults(run=run_demo)
@@ -52,12 +52,15 @@ def game_folder(name: str) -> Path:
     return folder
 
 
-def open_demo(name: str, db: str, read: str = "labels", auto: bool = False, realtime: bool = True) -> Any:
-    """The table service replaying game ``name``, waiting for players' taps unless ``auto``."""
+def open_demo(name: str, db: str, read: str = "vision", auto: bool = False, realtime: bool = True) -> Any:
+    """The table service replaying game ``name``, waiting for players' taps unless ``auto``.
+
+    With ``auto`` the recorded decisions are taken, and a question about an unsure read is
+    answered with what the frame's labels say, as the players would."""
     from web.service import open_table
 
     folder = game_folder(name)
-    service = open_table(f"replay:{folder}", db, new=True, realtime=realtime, read=read)
+    service = open_table(f"replay:{folder}", db, new=True, realtime=realtime, read=read, answer_from_labels=auto)
     decisions = getattr(service.source, "game", {}).get("decisions")  # a replay's recorded decisions
     if not auto and decisions:
         service.tablet = WaitForPlayers(decisions, service.source)

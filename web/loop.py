@@ -158,6 +158,10 @@ class TableLoop:
         self.latest: Frame | None = None
         """The newest good frame (for the camera stream)."""
         self.latest_observation: TableObservation | None = None
+        """The read of the last settled frame ruled on."""
+        self.latest_read: Frame | None = None
+        """The settled frame ``latest_observation`` was read from (the players may have moved
+        things since: a question's picture and the read's overlay belong on this one)."""
         self._resume_after = resume_after
         self._logged_frames = {e.frame_id for e in match.events if e.frame_id is not None}
         self.finish_answer()
@@ -210,6 +214,7 @@ class TableLoop:
             # A frame the reader cannot make sense of is a question for the players, not a crash.
             observation = TableObservation((), frame.size, notes=(f"unreadable frame: {exc}",))
         self.latest_observation = observation
+        self.latest_read = frame
         return self._decide(seen_from(observation), frame.frame_id, settled_at)
 
     def answer(self, question_seq: int, value: str, actor: str = "players") -> LoopResult:

@@ -85,6 +85,11 @@ class TableService:
                 discrepancy=None,
                 log_length=len(self.match.events),
             )
+            # Forced moves the camera has seen made since the last action are shown as done.
+            last = next((e for e in reversed(self.match.events) if e.kind == "action" or e.actor == "camera"), None)
+            made = set(last.detail.get("moves", [])) if last is not None and last.detail.get("ruling") == "confirmed" else set()
+            for move in view.get("forced_moves", []):
+                move["done"] = move.get("text") in made
             if pending is not None and pending.detail.get("ruling") == "question":
                 refs = pending.detail.get("refs", [])
                 view["question"] = {"id": pending.seq, "text": pending.text, "choices": pending.detail.get("choices", []),
@@ -234,15 +239,22 @@ class TableService:
         return self.loop.latest if self.loop else None
 
     def latest_jpeg(self, overlay: bool = True) -> bytes:
-        """The newest camera frame as JPEG (with what was read drawn on it); ``b""`` before any."""
+        """A camera picture as JPEG; ``b""`` before any.
+
+        With ``overlay``, the last settled frame ruled on with what was read drawn on it (the
+        picture the ruling is about: the objects may have moved since); without, the newest
+        frame, live."""
         import cv2
 
         frame = self.latest_frame()
+        observation = self.loop.latest_observation if self.loop else None
+        read_frame = self.loop.latest_read if self.loop else None
+        if overlay and observation is not None and read_frame is not None:
+            frame = read_frame
         if frame is None:
             return b""
         image = frame.image
-        observation = self.loop.latest_observation if self.loop else None
-        if overlay and observation is not None:
+        if overlay and observation is not None and frame is read_frame:
             image = self._draw(image, observation)
         ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
         return encoded.tobytes() if ok else b""
@@ -251,7 +263,7 @@ class TableService:
         """The picture of object ``ref`` of the last read (for a question); ``b""`` when unknown."""
         import cv2
 
-        frame = self.latest_frame()
+        frame = self.loop.latest_read if self.loop else None
         observation = self.loop.latest_observation if self.loop else None
         if frame is None or observation is None or not 0 <= ref < len(observation.objects):
             return b""

@@ -11,8 +11,9 @@ from tests.browser.test_dashboard_browser import PIN, assert_tablet_friendly, un
 from web.demo_cli import open_demo
 
 
-def play(tablet: Any, game: str, taps: list[str], db: Path, name: str) -> Any:
-    service = open_demo(game, str(db), read="labels", realtime=False)
+def play(tablet: Any, game: str, taps: list[str], db: Path, name: str, read: str = "labels",
+         first_shown: str | None = None) -> Any:
+    service = open_demo(game, str(db), read=read, realtime=False)
     with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
         service.start()
         try:
@@ -23,6 +24,9 @@ def play(tablet: Any, game: str, taps: list[str], db: Path, name: str) -> Any:
                 selector = f'#options button[data-action="{action}"]:not([disabled])'
                 page.wait_for_selector(selector, timeout=60000)
                 if number == 0:
+                    if first_shown is not None:
+                        page.wait_for_selector(first_shown, timeout=30000)
+                        page.wait_for_timeout(1000)  # the camera stream's next picture
                     assert_tablet_friendly(page)
                     screenshot(page, f"{name}-first-decision")
                 page.tap(selector)  # re-queried: live updates re-render the buttons
@@ -37,8 +41,11 @@ def play(tablet: Any, game: str, taps: list[str], db: Path, name: str) -> Any:
 
 
 def test_sp_t1_played_by_tapping_while_the_replay_feeds_the_throws(tablet: Any, tmp_path: Path) -> None:
-    """SP-T1: the camera reads 3H 4T, 5H 1T, 0H 2T; the players tap Gather three times."""
-    service, scores, prompt = play(tablet, "sp_t1", ["gather", "gather", "gather"], tmp_path / "sp.db", "sp-t1")
+    """SP-T1 as ``referee demo`` plays it: the camera reader (not the recorded labels) reads
+    3H 4T, 5H 1T, 0H 2T from the frames; the players tap Gather three times. Once the pairs lie
+    in the Balcony the tablet shows that move done (SP-3.2)."""
+    service, scores, prompt = play(tablet, "sp_t1", ["gather", "gather", "gather"], tmp_path / "sp.db", "sp-t1",
+                                   read="vision", first_shown="#forced li.done")
     assert "Jess\t3" in scores and "Kevin\t4" in scores
     camera = [e.text for e in service.match.events if e.actor == "camera" and e.kind == "action"]
     assert camera == ["throw 3H 4T", "throw 5H 1T", "throw 0H 2T"]

@@ -82,6 +82,41 @@ def test_pictures_with_and_without_overlay(tmp_path: Path) -> None:
     assert service.crop_jpeg(0) and service.crop_jpeg(99) == b""
 
 
+def test_the_read_is_shown_on_the_frame_it_was_read_from(tmp_path: Path) -> None:
+    """After a settled read the players move things: the question's picture and the overlay
+    show the frame that was read, the live picture shows the table now."""
+    from tests.hardware.fakes import scene
+
+    service = service_with(tmp_path, [*frames(1), scene(0), scene(0)])
+    service.start()
+    service.wait(10)
+    assert service.loop is not None and service.loop.latest_read is not None
+    live = cv2.imdecode(np.frombuffer(service.latest_jpeg(overlay=False), np.uint8), cv2.IMREAD_GRAYSCALE)
+    crop = cv2.imdecode(np.frombuffer(service.crop_jpeg(0), np.uint8), cv2.IMREAD_GRAYSCALE)
+    assert abs(float(live.mean()) - 0.0) < 0.5  # scene 0: the table after the read
+    assert abs(float(crop.mean()) - 1.0) < 0.5  # scene 1: the table as it was read
+    assert int(service.loop.latest_read.image[0, 0, 0]) == 1
+
+
+def test_forced_moves_the_camera_saw_made_are_shown_done(tmp_path: Path) -> None:
+    """SP-T1: after 3H 4T the pairs must go to the Balcony (SP-3.2); once a settled table shows
+    them there, the view marks that move done until the next action."""
+    games = Path(__file__).resolve().parents[2] / "fixtures" / "games"
+    service = open_table(f"replay:{games / 'sp_t1'}", str(tmp_path / "m.db"), realtime=False, read="labels")
+    assert service.loop is not None and service.source is not None
+    moves: list[dict] = []
+    with service.source:
+        while not any(m["done"] for m in moves):
+            result = service.loop.step()
+            if result is not None and result.kind not in ("chance", "confirmed"):
+                raise AssertionError(result.text)
+            moves = service.view()["forced_moves"]
+    done = [m["text"] for m in moves if m["done"]]
+    assert done == ["Move 3 heads and 3 tails from the Theatre to the Balcony (SP-3.2)"]
+    service.act("gather")
+    assert not any(m["done"] for m in service.view()["forced_moves"])
+
+
 def test_new_match_abandons_the_old_one(tmp_path: Path) -> None:
     service = service_with(tmp_path, [])
     old = service.match.id

@@ -58,7 +58,7 @@ function render(next) {
   $("status").textContent = next.status || "";
 
   const forced = $("forced");
-  forced.replaceChildren(...(next.forced_moves || []).map((m) => el("li", m.text)));
+  forced.replaceChildren(...(next.forced_moves || []).map((m) => el("li", m.done ? `Done: ${m.text}` : m.text, m.done ? "done" : "")));
 
   const options = $("options");
   options.replaceChildren(...(next.options || []).map((o) => {
