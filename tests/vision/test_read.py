@@ -107,6 +107,22 @@ def test_dice_only_when_coins_are_off() -> None:
     assert {o.kind for o in obs.objects} <= {"d6", "d8"}
 
 
+def test_referee_read_works_on_every_real_photo(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 5: ``referee read`` on every image in ../shared/data (dice, coins, cards): one JSON
+    line each, no error, only the kinds the reader knows, boxes inside the image."""
+    images = sorted(str(p) for p in DATA.parent.glob("*/*.jpg"))
+    assert len(images) >= 480, f"expected the shared photos, found {len(images)}"
+    assert main(["read", *images, "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["image"] for line in lines] == images
+    kinds = {"penny", "nickel", "dime", "quarter", "other", "d6", "d8"}
+    for line in lines:
+        assert "error" not in line and line["ms"] > 0
+        for obj in line["objects"]:
+            assert obj["kind"] in kinds and len(obj["bbox"]) == 4 and 0.0 <= obj["confidence"] <= 1.0
+            assert obj["value"] is None or obj["value"] in ("heads", "tails", 1, 2, 3, 4, 5, 6, 7, 8)
+
+
 def test_referee_read_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """``referee read`` prints one JSON line per image; a bad image gets an error line and exit 1."""
     bad = tmp_path / "not_a_photo.jpg"
