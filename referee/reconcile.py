@@ -201,9 +201,19 @@ def _as_zone_holds(final: dict[str, tuple[Item, ...]], zone: str, item: Item) ->
     return item
 
 
+NOT_FLAT_ANSWERS = {"cocked": "cocked", "on edge": "on_edge"}
+"""Answers to a question that say the object does not lie flat (G-3), with the flag they set."""
+
+
 def answer(seen: Sequence[Seen], refs: Iterable[int], value: str | int) -> list[Seen]:
-    """The reads with the players' answer about objects ``refs`` taken as certain."""
+    """The reads with the players' answer about objects ``refs`` taken as certain.
+
+    ``cocked`` (a die) or ``on edge`` (a coin) says the object does not lie flat: it is then
+    flagged so, unread, and the ruling is G-3's."""
     chosen = set(refs)
+    flag = NOT_FLAT_ANSWERS.get(str(value))
+    if flag is not None:
+        return [replace(s, value=None, confidence=1.0, flags=(*s.flags, flag)) if s.ref in chosen else s for s in seen]
     return [replace(s, value=value, confidence=1.0) if s.ref in chosen else s for s in seen]
 
 
@@ -229,11 +239,13 @@ def _unreadable(objects: list[Seen], throw_zones: set[str], instruction: str) ->
 def _question(unsure: list[Seen]) -> Question:
     first = unsure[0]
     choices: tuple[str, ...]
+    # Besides the faces, the players can say the object does not lie flat (G-3): an unsure
+    # read is often a die cocked against another or a coin leaning on one.
     if first.kind in ("penny", "nickel", "dime", "quarter"):
-        text, choices = f"Is this {first.kind} heads or tails?", ("heads", "tails")
+        text, choices = f"Is this {first.kind} heads or tails?", ("heads", "tails", "on edge")
     else:
         faces = int(first.kind[1:]) if first.kind[1:].isdigit() else 6
-        text, choices = f"What does this {first.kind} show?", tuple(str(f) for f in range(1, faces + 1))
+        text, choices = f"What does this {first.kind} show?", (*(str(f) for f in range(1, faces + 1)), "cocked")
     if len(unsure) > 1:
         text += f" ({len(unsure) - 1} more to check after this one)"
     return Question(text, (first.ref,), choices)

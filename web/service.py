@@ -807,7 +807,8 @@ class RecordedTablet:
         for label in labels if isinstance(labels, list) else []:
             bx, by, bw, bh = label.get("bbox", (0, 0, 0, 0))
             if bx <= x <= bx + bw and by <= y <= by + bh:
-                value = str(label.get("value"))
+                flags = set(label.get("flags") or ())
+                value = "cocked" if "cocked" in flags else "on edge" if flags & {"on_edge", "leaning"} else str(label.get("value"))
                 return value if value in [str(c) for c in pending.detail.get("choices", [])] else None
         return None
 

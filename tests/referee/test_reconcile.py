@@ -49,9 +49,33 @@ def test_an_unsure_face_becomes_a_question_never_a_guess() -> None:
     seen[2] = Seen("d6", 4, "theatre", 0.55, (), ref=2)
     ruling = reconcile(state, seen)
     assert isinstance(ruling, Question)
-    assert ruling.refs == (2,) and ruling.choices == ("1", "2", "3", "4", "5", "6")
+    assert ruling.refs == (2,) and ruling.choices == ("1", "2", "3", "4", "5", "6", "cocked")
     fixed = answer(seen, ruling.refs, 5)
     assert reconcile(state, fixed) == ChanceOutcome(Roll((1, 2, 3, 3, 5, 6)))
+
+
+def test_players_can_answer_that_an_unsure_die_is_cocked() -> None:
+    """G-3: the answer "cocked" makes the throw invalid (throw again), nothing is applied."""
+    state = sevens_turn()
+    seen = dice("theatre", 1, 2, 4, 6, 3, 3)
+    seen[4] = Seen("d6", None, "theatre", 0.3, (), ref=4)
+    ruling = reconcile(state, seen)
+    assert isinstance(ruling, Question) and "cocked" in ruling.choices
+    after = reconcile(state, answer(seen, ruling.refs, "cocked"))
+    assert isinstance(after, Discrepancy) and after.rethrow
+    assert "cocked" in after.text() and after.problems[0].refs == (4,) and after.problems[0].rule == "G-3"
+
+
+def test_players_can_answer_that_an_unsure_coin_is_on_its_edge() -> None:
+    """G-3 for a coin: "on edge" is offered beside heads and tails, and rules like a flagged read."""
+    state = find_game("seven-pennies")(["A", "B"]).new_state()
+    state.apply("designate A")
+    seen = [Seen("penny", "heads", "theatre", 0.99, (), ref=i) for i in range(6)]
+    seen.append(Seen("penny", None, "theatre", 0.2, (), ref=6))
+    ruling = reconcile(state, seen)
+    assert isinstance(ruling, Question) and ruling.choices == ("heads", "tails", "on edge")
+    after = reconcile(state, answer(seen, ruling.refs, "on edge"))
+    assert isinstance(after, Discrepancy) and after.rethrow and "on its edge" in after.text()
 
 
 def test_a_face_read_as_none_is_asked_about() -> None:
