@@ -112,6 +112,30 @@ def answer() -> Any:
     return jsonify(view_for_client())
 
 
+@bp.get("/api/learn")
+def learn_state() -> Any:
+    """Learning this table: the coins of the last settled table's read and how many were learned."""
+    return jsonify(service().coins_to_learn())
+
+
+@bp.post("/api/learn")
+@controller_required
+def learn() -> Any:
+    """Teach the reader the table's own coins: ``{"faces": {"<ref>": "heads" | "tails" | null}}``
+    for the coins of the last settled table's read."""
+    faces = json_body("faces")["faces"]
+    if not isinstance(faces, dict):
+        abort(400, "faces must be an object of coin ref: heads, tails or null")
+    return jsonify(service().learn_table(faces))
+
+
+@bp.delete("/api/learn")
+@controller_required
+def forget() -> Any:
+    """Forget what was learned of this table's coins (back to the shipped reader)."""
+    return jsonify(service().forget_table())
+
+
 @bp.post("/api/match")
 def new_match() -> Any:
     """Start a new match: ``{"game", "players": [...], "options": {...}, "first", "pin"}``.

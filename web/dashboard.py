@@ -26,10 +26,16 @@ def play() -> str:
 
 @bp.get("/setup")
 def setup() -> str:
-    """Choose the game, its house rules (each explained), the players and a PIN."""
+    """Choose the game, its house rules (each explained), the players and a PIN; the form starts
+    from the match on the table (its game and players)."""
+    from web.api import service
+
     games = games_catalogue()
+    view = service().view()
+    players = view.get("players") or ["Jess", "Kevin"]
     return render_template("setup.html", csrf_token=csrf_token(), controller=is_controller(),
-                           games=games, games_json=json.dumps(games).replace("</", "<\\/"))
+                           games=games, games_json=json.dumps(games).replace("</", "<\\/"),
+                           current_game=view.get("game"), players=",".join(players), first=players[0])
 
 
 def games_catalogue() -> list[dict[str, Any]]:

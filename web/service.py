@@ -154,6 +154,40 @@ class TableService:
             self._loop_update(result)
         return self.view()
 
+    # -- learning this table -----------------------------------------------------------------
+
+    def coins_to_learn(self) -> dict[str, Any]:
+        """The coins of the last settled table's read, for the players to confirm, and how many
+        coins the reader has learned so far."""
+        from web.learn import coins_to_confirm
+
+        learner = getattr(self.loop.read, "learner", None) if self.loop else None
+        observation = self.loop.latest_observation if self.loop else None
+        return {"coins": coins_to_confirm(observation), "learned": learner.coins_learned if learner else 0,
+                "can_learn": learner is not None, "frame": self.loop.latest_read.frame_id
+                if self.loop and self.loop.latest_read else None}
+
+    def learn_table(self, faces: Mapping[str, Any]) -> dict[str, Any]:
+        """Teach the reader this table's coins: ``faces`` maps refs of the last read's coins to the
+        faces the players confirmed (``web.learn``).
+
+        :raises IllegalActionError: without a camera reader or before any table was read.
+        :raises InvalidActionError: for a ref that is no coin of the read or a face that is no face.
+        """
+        from web.learn import learn_from_last_read
+
+        with self._lock:
+            learner = getattr(self.loop.read, "learner", None) if self.loop else None
+            learn_from_last_read(self.loop, learner, faces)
+        return self.coins_to_learn()
+
+    def forget_table(self) -> dict[str, Any]:
+        """Back to the shipped reader: forget what was learned of this table's coins."""
+        learner = getattr(self.loop.read, "learner", None) if self.loop else None
+        if learner is not None:
+            learner.forget()
+        return self.coins_to_learn()
+
     def new_match(self, game: str, players: Sequence[str], options: Mapping[str, str] | None = None,
                   first: str | None = None) -> dict[str, Any]:
         """Abandon the match in play and start another on the same table.
@@ -454,7 +488,15 @@ def open_table(
         except KeyError:
             resume_after = None
     layout = table_layout(source, match) if read == "vision" and calibration is None else None
-    reader = make_reader(read, source, calibration, layout, kinds_in_play(match.state) or None)
+    learner = None
+    if read == "vision":
+        from web.learn import TableLearner, profile_path
+
+        try:
+            learner = TableLearner(None if db == ":memory:" else profile_path(db))
+        except ValueError as exc:
+            raise ConfigError(f"the table's coin profile cannot be read: {exc} (delete it to start over)") from None
+    reader = make_reader(read, source, calibration, layout, kinds_in_play(match.state) or None, learner)
     service = TableService(store, match, source, settle=settle_factory(calibration), read=reader,
                            camera=camera, resume_after=resume_after)
     if isinstance(reader, VisionReader) and service.loop is not None:
@@ -546,18 +588,20 @@ def kinds_in_play(state: Any) -> frozenset[str]:
 def make_reader(
     kind: str, source: FrameSource | None, calibration: Any = None, layout: Any = None,
     kinds: frozenset[str] | None = None,
+    learner: Any = None,
 ) -> Reader:
     """The reader ``--read`` names: ``vision`` (a :class:`VisionReader`) or ``labels``.
 
     ``labels`` takes a replayed frame's recorded labels as the read: it exercises the loop, the
     rules and the log on a recording without depending on vision's accuracy. ``layout`` is the
     table the vision reader calibrates itself on when no ``calibration`` is given; ``kinds``
-    the kinds of object it looks for (``None``: all).
+    the kinds of object it looks for (``None``: all); ``learner`` what it learned of this
+    table's coins (``web.learn.TableLearner``).
 
     :raises ConfigError: for another name, or ``labels`` without a replay.
     """
     if kind == "vision":
-        return VisionReader(layout, calibration, kinds=kinds)
+        return VisionReader(layout, calibration, kinds=kinds, learner=learner)
     if kind == "labels":
         from hardware.replay import ReplaySource
 
@@ -592,9 +636,12 @@ class VisionReader:
         retry_s: float = 1.0,
         track_s: float = 2.0,
         kinds: frozenset[str] | None = None,
+        learner: Any = None,
     ) -> None:
         self.layout = layout
         self.calibration = calibration
+        self.learner = learner
+        """What this table's coins taught the reader (``web.learn.TableLearner``), or ``None``."""
         self.kinds = kinds
         """The kinds of object the game puts on the table (``kinds_in_play``); ``None``: all.
         A coin game's table is not searched for dice, nor a dice game's for coins."""
@@ -663,7 +710,8 @@ class VisionReader:
             coins = tuple(kind for kind in COIN_KINDS if kind in self.kinds)
             params = replace(params, coins=replace(params.coins, kinds=coins), read_coins=bool(coins),
                              read_dice=bool(self.kinds & set(DIE_KINDS)))
-        observation = read_table(image, calibration, params)
+        profile = self.learner.profile if self.learner is not None else None
+        observation = read_table(image, calibration, params, profile)
         if calibration is not None:
             observation = in_play_area(observation, calibration)
         return observation

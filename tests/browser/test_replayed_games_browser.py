@@ -57,3 +57,25 @@ def test_sevens_played_by_tapping_while_the_replay_feeds_the_rolls(tablet: Any, 
     service, scores, prompt = play(tablet, "sevens_sv_t1_t3", ["reroll"] * 4, tmp_path / "sv.db", "sevens")
     assert "A\t12" in scores and "B\t0" in scores
     assert service.view()["winners"] == ["A"] and prompt.startswith("Game over")
+
+
+def test_learning_the_table_on_the_setup_page(tablet: Any, tmp_path: Path) -> None:
+    """Issue 5, "learn this table": after a settled throw the set-up page lists each coin read
+    with its picture and face; the players confirm and the reader learns them."""
+    service = open_demo("sp_t1", str(tmp_path / "learn.db"), read="vision", realtime=False)
+    assert service.source is not None and service.loop is not None
+    service.source.start()
+    while service.loop.latest_read is None:
+        service.loop.step()
+    with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
+        page = tablet.new_page()
+        page.goto(server.url + "/")
+        unlock(page)
+        page.goto(server.url + "/setup")
+        page.tap("#learn-read")
+        page.wait_for_function("document.querySelectorAll('#learn-coins select').length === 7", timeout=30000)
+        page.locator("#learn").scroll_into_view_if_needed()
+        screenshot(page, "learn-this-table")
+        page.tap("#learn-confirm")
+        page.wait_for_function("document.querySelector('#learn-status').textContent.includes('7 coin(s)')", timeout=30000)
+    assert service.coins_to_learn()["learned"] == 7

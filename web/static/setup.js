@@ -71,3 +71,81 @@ document.getElementById("setup").addEventListener("submit", async (event) => {
     document.getElementById("setup-error").textContent = data.error || "the game could not be started";
   }
 });
+
+// Learning this table: confirm the faces of the table's own coins on the last settled read.
+const learnList = document.getElementById("learn-coins");
+const learnStatus = document.getElementById("learn-status");
+const learnConfirm = document.getElementById("learn-confirm");
+
+async function learnRequest(method, body) {
+  const response = await fetch("/api/learn", {
+    method,
+    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: "same-origin",
+  });
+  const data = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(data.error || `the request failed (${response.status})`);
+  return data;
+}
+
+function showLearned(data) {
+  learnStatus.textContent = data.can_learn
+    ? `${data.learned} coin(s) of this table learned so far.`
+    : "This table has no camera reader to teach.";
+}
+
+function showCoins(data) {
+  learnList.replaceChildren(...data.coins.map((coin) => {
+    const item = document.createElement("li");
+    const picture = document.createElement("img");
+    picture.src = `${coin.crop_url}?t=${Date.now()}`;
+    picture.alt = `coin ${coin.ref}`;
+    const face = document.createElement("select");
+    face.dataset.ref = String(coin.ref);
+    face.setAttribute("aria-label", `face of ${coin.kind} ${coin.ref}`);
+    for (const choice of ["heads", "tails", "skip"]) {
+      const option = document.createElement("option");
+      option.value = choice;
+      option.textContent = choice === "skip" ? "not sure: skip" : choice;
+      face.append(option);
+    }
+    face.value = coin.value || "skip";
+    const label = document.createElement("span");
+    label.textContent = coin.kind;
+    item.append(picture, label, face);
+    return item;
+  }));
+  learnConfirm.hidden = data.coins.length === 0;
+  if (data.coins.length === 0) learnStatus.textContent = "No coin read yet: throw the coins and wait for the picture.";
+}
+
+document.getElementById("learn-read").addEventListener("click", async () => {
+  try {
+    const data = await learnRequest("GET");
+    showLearned(data);
+    showCoins(data);
+  } catch (error) {
+    learnStatus.textContent = error.message;
+  }
+});
+
+learnConfirm.addEventListener("click", async () => {
+  const faces = {};
+  for (const select of learnList.querySelectorAll("select")) faces[select.dataset.ref] = select.value === "skip" ? null : select.value;
+  try {
+    showLearned(await learnRequest("POST", { faces }));
+    learnList.replaceChildren();
+    learnConfirm.hidden = true;
+  } catch (error) {
+    learnStatus.textContent = error.message;
+  }
+});
+
+document.getElementById("learn-forget").addEventListener("click", async () => {
+  try {
+    showLearned(await learnRequest("DELETE"));
+  } catch (error) {
+    learnStatus.textContent = error.message;
+  }
+});
