@@ -247,6 +247,8 @@ def main() -> None:
                     help="fit DiceParams.confident_at on the validation parts (at most 0.5%% wrong), print it, stop")
     ap.add_argument("--threshold", type=float, help="override DiceParams.det_threshold")
     ap.add_argument("--long-sides", help="override DiceParams.det_long_sides, e.g. 512,192")
+    ap.add_argument("--model-dir", type=Path, help="measure the dice models in this folder (default: the shipped ones)")
+    ap.add_argument("--confident-at", type=float, help="override DiceParams.confident_at")
     args = ap.parse_args()
     if args.no_fixtures:
         args.fixtures = None
@@ -256,6 +258,10 @@ def main() -> None:
         params = replace(params, det_threshold=args.threshold)
     if args.long_sides:
         params = replace(params, det_long_sides=tuple(int(v) for v in args.long_sides.split(",")))
+    if args.model_dir is not None:
+        params = replace(params, model_dir=args.model_dir)
+    if args.confident_at is not None:
+        params = replace(params, confident_at=args.confident_at)
     entries = json.loads((args.data / "labels.json").read_text())
     if args.fit_confident:
         fit_confident(args.data, Path("fixtures/scenes/dev"), replace(params, confident_at=0.8))

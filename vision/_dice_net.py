@@ -23,9 +23,10 @@ DET_STRIDE = 4
 DET_CHANNELS = 5
 """Finder outputs: centre score (after sigmoid), offset x, offset y, log(w/stride), log(h/stride)."""
 CROP_SIZE = 32
-"""Side of the reader's input crop, pixels."""
+"""Side of the reader's input crop, pixels, unless the model's ``dice_reader.json`` says otherwise."""
 CROP_SCALE = 1.35
-"""Crop side as a multiple of the die box's longer side: the face plus a margin."""
+"""Crop side as a multiple of the die box's longer side (the face plus a margin), unless the
+model's ``dice_reader.json`` says otherwise."""
 NUM_READ_CLASSES = 7
 """Reader outputs: 0 = not a die face, 1..6 = the face up."""
 
@@ -54,13 +55,15 @@ def finder_blob(frame: npt.NDArray[np.uint8], long_side: int) -> tuple[FloatArra
 
 
 def crop_patch(
-    frame: npt.NDArray[np.uint8], cx: float, cy: float, side: float, angle_deg: float = 0.0
+    frame: npt.NDArray[np.uint8], cx: float, cy: float, side: float, angle_deg: float = 0.0, size: int | None = None
 ) -> npt.NDArray[np.uint8]:
-    """Cut a ``CROP_SIZE`` square of side ``side`` frame pixels centred at (cx, cy), rotated by ``angle_deg``."""
-    k = CROP_SIZE / max(side, 1.0)
+    """Cut a ``size`` (default ``CROP_SIZE``) pixel square of side ``side`` frame pixels centred at
+    (cx, cy), rotated by ``angle_deg``."""
+    size = CROP_SIZE if size is None else size
+    k = size / max(side, 1.0)
     m = cv2.getRotationMatrix2D((cx, cy), angle_deg, k)
-    m[0, 2] += CROP_SIZE / 2.0 - cx
-    m[1, 2] += CROP_SIZE / 2.0 - cy
+    m[0, 2] += size / 2.0 - cx
+    m[1, 2] += size / 2.0 - cy
     # Shrinking a large die to 32 px needs a pre-blur, or pips alias away.
     src: npt.NDArray[np.uint8] = frame
     if k < 0.5:
@@ -70,19 +73,20 @@ def crop_patch(
         x1 = int(min(frame.shape[1], cx + side + 1))
         y1 = int(min(frame.shape[0], cy + side + 1))
         if x1 <= x0 or y1 <= y0:
-            return np.zeros((CROP_SIZE, CROP_SIZE, 3), np.uint8)
+            return np.zeros((size, size, 3), np.uint8)
         src = np.asarray(cv2.GaussianBlur(frame[y0:y1, x0:x1], (0, 0), sigma), np.uint8)
         m[0, 2] += m[0, 0] * x0 + m[0, 1] * y0
         m[1, 2] += m[1, 0] * x0 + m[1, 1] * y0
     return np.asarray(
-        cv2.warpAffine(src, m, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
+        cv2.warpAffine(src, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE),
         np.uint8,
     )
 
 
 def reader_input(patches: list[npt.NDArray[np.uint8]]) -> FloatArray:
-    """Stack crops into an NCHW blob, each standardised by its own mean and spread."""
-    out = np.empty((len(patches), 3, CROP_SIZE, CROP_SIZE), np.float32)
+    """Stack crops (all of one size) into an NCHW blob, each standardised by its own mean and spread."""
+    side = patches[0].shape[0] if patches else CROP_SIZE
+    out = np.empty((len(patches), 3, side, side), np.float32)
     for i, p in enumerate(patches):
         x = p.astype(np.float32)
         x = (x - x.mean()) / (x.std() + 8.0)

@@ -18,6 +18,7 @@ turned, swapped and inverted, and the finder separates touching dice by their ce
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ import numpy.typing as npt
 
 from vision._dice_net import (
     CROP_SCALE,
+    CROP_SIZE,
     NUM_READ_CLASSES,
     crop_patch,
     decode_finder,
@@ -88,21 +90,49 @@ class DiceParams:
     (fitted by ``benchmarks/dice_bench.py --fit-confident``). The shipped reader never saw the
     fixtures dev validation scenes, which set 0.9991; it did learn from dice-rune55's validation
     photos (set aside after it was trained), which gave 0.937."""
+    model_dir: Path = MODEL_DIR
+    """Folder with ``dice_finder.onnx``, ``dice_reader.onnx`` and ``dice_reader.json``."""
 
 
 _local = threading.local()
 
 
-def _nets() -> tuple[cv2.dnn.Net, cv2.dnn.Net]:
-    """The two networks, loaded once per thread (a cv2.dnn.Net is not thread-safe)."""
-    nets = getattr(_local, "nets", None)
-    if nets is None:
-        for path in (FINDER_MODEL, READER_MODEL):
+@dataclass(frozen=True)
+class _Models:
+    finder: cv2.dnn.Net
+    reader: cv2.dnn.Net
+    crop_size: int
+    """The reader's input side, pixels (``dice_reader.json``, else ``CROP_SIZE``)."""
+    crop_scale: float
+    """The reader's crop side over the die box side (``dice_reader.json``, else ``CROP_SCALE``)."""
+
+
+def _nets(model_dir: Path) -> _Models:
+    """The two networks of ``model_dir`` with the reader's crop geometry, loaded once per thread
+    (a cv2.dnn.Net is not thread-safe).
+
+    :raises FileNotFoundError: naming a missing model file.
+    :raises ValueError: for a ``dice_reader.json`` that is not what training writes.
+    """
+    cache: dict[Path, _Models] = _local.__dict__.setdefault("models", {})
+    models = cache.get(model_dir)
+    if models is None:
+        finder_path, reader_path = model_dir / FINDER_MODEL.name, model_dir / READER_MODEL.name
+        for path in (finder_path, reader_path):
             if not path.is_file():
                 raise FileNotFoundError(f"dice model missing: {path} (train it with tools/train_dice.py)")
-        nets = (cv2.dnn.readNetFromONNX(str(FINDER_MODEL)), cv2.dnn.readNetFromONNX(str(READER_MODEL)))
-        _local.nets = nets
-    return nets
+        crop_size, crop_scale = CROP_SIZE, CROP_SCALE
+        meta_path = reader_path.with_suffix(".json")
+        if meta_path.is_file():
+            try:
+                meta = json.loads(meta_path.read_text())
+                crop_size, crop_scale = int(meta["crop_size"]), float(meta["crop_scale"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise ValueError(f"{meta_path}: needs numbers crop_size and crop_scale ({exc})") from None
+        models = _Models(cv2.dnn.readNetFromONNX(str(finder_path)), cv2.dnn.readNetFromONNX(str(reader_path)),
+                         crop_size, crop_scale)
+        cache[model_dir] = models
+    return models
 
 
 def _check_frame(frame: object) -> npt.NDArray[np.uint8]:
@@ -169,7 +199,8 @@ def find_dice(
     frame = _check_frame(frame)
     if mm_per_px is not None and not mm_per_px > 0:
         raise ValueError(f"mm_per_px must be positive, got {mm_per_px}")
-    finder, reader = _nets()
+    models = _nets(params.model_dir)
+    finder, reader = models.finder, models.reader
     raw = []
     for long_side in params.det_long_sides:
         blob, scale = finder_blob(frame, long_side)
@@ -191,7 +222,8 @@ def find_dice(
         cands.append((score, c))
     if not cands:
         return []
-    patches = [crop_patch(frame, c[0], c[1], CROP_SCALE * max(c[2], c[3])) for _, c in cands]
+    patches = [crop_patch(frame, c[0], c[1], models.crop_scale * max(c[2], c[3]), size=models.crop_size)
+               for _, c in cands]
     turns = max(1, params.reader_turns)
     if turns not in (1, 2, 4):
         raise ValueError(f"reader_turns must be 1, 2 or 4, got {turns}")

@@ -230,3 +230,24 @@ def test_every_read_says_its_raw_probability() -> None:
     for d in find_dice(finish(img)):
         assert 0.0 <= d.extra["read_prob"] <= 1.0
         assert d.value is None or d.confidence > 0.0
+
+
+def test_the_readers_crop_geometry_travels_with_the_model(tmp_path: Path) -> None:
+    """``dice_reader.json`` beside the reader says its crop size and margin; a model folder
+    with a missing network or a broken description is named in the error."""
+    import shutil
+
+    from vision.dice import MODEL_DIR
+
+    frame = np.full((240, 320, 3), 200, np.uint8)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(FileNotFoundError, match="dice_finder.onnx"):
+        find_dice(frame, DiceParams(model_dir=empty))
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    for name in ("dice_finder.onnx", "dice_reader.onnx"):
+        shutil.copy(MODEL_DIR / name, broken / name)
+    (broken / "dice_reader.json").write_text('{"crop_size": "big"}')
+    with pytest.raises(ValueError, match="dice_reader.json"):
+        find_dice(frame, DiceParams(model_dir=broken))
