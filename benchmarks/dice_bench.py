@@ -249,6 +249,8 @@ def main() -> None:
     ap.add_argument("--long-sides", help="override DiceParams.det_long_sides, e.g. 512,192")
     ap.add_argument("--model-dir", type=Path, help="measure the dice models in this folder (default: the shipped ones)")
     ap.add_argument("--confident-at", type=float, help="override DiceParams.confident_at")
+    ap.add_argument("--turns", type=int, help="override DiceParams.reader_turns (1, 2 or 4)")
+    ap.add_argument("--temperature", type=float, help="override DiceParams.temperature")
     args = ap.parse_args()
     if args.no_fixtures:
         args.fixtures = None
@@ -262,6 +264,10 @@ def main() -> None:
         params = replace(params, model_dir=args.model_dir)
     if args.confident_at is not None:
         params = replace(params, confident_at=args.confident_at)
+    if args.turns is not None:
+        params = replace(params, reader_turns=args.turns)
+    if args.temperature is not None:
+        params = replace(params, temperature=args.temperature)
     entries = json.loads((args.data / "labels.json").read_text())
     if args.fit_confident:
         fit_confident(args.data, Path("fixtures/scenes/dev"), replace(params, confident_at=0.8))

@@ -100,7 +100,21 @@ Ruling = ChanceOutcome | TableMatches | Discrepancy | Question
 
 
 def reconcile(state: State, seen: Sequence[Seen], confident: float = CONFIDENT) -> Ruling:
-    """Compare the camera's read with the table ``state`` expects and rule on it."""
+    """Compare the camera's read with the table ``state`` expects and rule on it.
+
+    Before ruling that the table is wrong (a discrepancy other than forced moves part-way
+    done), the players are asked about any read that may be no object at all (no face read,
+    not sure): a printed letter taken for a die must not make the table look wrong.
+    """
+    ruling = _rule(state, seen, confident)
+    if isinstance(ruling, Discrepancy) and not ruling.pending:
+        doubtful = [s for s in seen if s.value is None and s.confidence < confident and not s.flags]
+        if doubtful:
+            return _question(doubtful)
+    return ruling
+
+
+def _rule(state: State, seen: Sequence[Seen], confident: float) -> Ruling:
     chance = state.current_player() == CHANCE
     throw_zones = set(state.chance_zones()) if chance else set()
     # The camera sees kinds and faces, not the ids the rules give tracked objects (FLIP's dice).
@@ -203,14 +217,20 @@ def _as_zone_holds(final: dict[str, tuple[Item, ...]], zone: str, item: Item) ->
 
 NOT_FLAT_ANSWERS = {"cocked": "cocked", "on edge": "on_edge"}
 """Answers to a question that say the object does not lie flat (G-3), with the flag they set."""
+NOT_THERE_ANSWERS = frozenset({"not a die", "not a coin"})
+"""Answers to a question that say the camera took something else (a printed letter, a ring,
+a shadow) for a die or a coin: that read is dropped."""
 
 
 def answer(seen: Sequence[Seen], refs: Iterable[int], value: str | int) -> list[Seen]:
     """The reads with the players' answer about objects ``refs`` taken as certain.
 
     ``cocked`` (a die) or ``on edge`` (a coin) says the object does not lie flat: it is then
-    flagged so, unread, and the ruling is G-3's."""
+    flagged so, unread, and the ruling is G-3's. ``not a die`` / ``not a coin`` says there is no
+    such object: the read is dropped."""
     chosen = set(refs)
+    if str(value) in NOT_THERE_ANSWERS:
+        return [s for s in seen if s.ref not in chosen]
     flag = NOT_FLAT_ANSWERS.get(str(value))
     if flag is not None:
         return [replace(s, value=None, confidence=1.0, flags=(*s.flags, flag)) if s.ref in chosen else s for s in seen]
@@ -240,12 +260,13 @@ def _question(unsure: list[Seen]) -> Question:
     first = unsure[0]
     choices: tuple[str, ...]
     # Besides the faces, the players can say the object does not lie flat (G-3): an unsure
-    # read is often a die cocked against another or a coin leaning on one.
+    # read is often a die cocked against another or a coin leaning on one; or that it is no
+    # die or coin at all (a printed letter taken for one).
     if first.kind in ("penny", "nickel", "dime", "quarter"):
-        text, choices = f"Is this {first.kind} heads or tails?", ("heads", "tails", "on edge")
+        text, choices = f"Is this {first.kind} heads or tails?", ("heads", "tails", "on edge", "not a coin")
     else:
         faces = int(first.kind[1:]) if first.kind[1:].isdigit() else 6
-        text, choices = f"What does this {first.kind} show?", (*(str(f) for f in range(1, faces + 1)), "cocked")
+        text, choices = f"What does this {first.kind} show?", (*(str(f) for f in range(1, faces + 1)), "cocked", "not a die")
     if len(unsure) > 1:
         text += f" ({len(unsure) - 1} more to check after this one)"
     return Question(text, (first.ref,), choices)

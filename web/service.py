@@ -146,10 +146,19 @@ class TableService:
         pending = self.match.pending
         if pending is None or pending.seq != seq or pending.detail.get("ruling") != "question":
             raise IllegalActionError(f"question {seq} is not waiting for an answer")
+        observation = loop.latest_observation
+        refs = pending.detail.get("refs", [])
         try:
             result = loop.answer(seq, answer, actor)
         except ValueError as exc:
             raise InvalidActionError(str(exc)) from None
+        from referee.reconcile import NOT_THERE_ANSWERS
+
+        not_there = getattr(loop.read, "not_there", None)
+        if answer in NOT_THERE_ANSWERS and not_there is not None and observation is not None:
+            for ref in refs:
+                if 0 <= int(ref) < len(observation.objects):
+                    not_there(observation.objects[int(ref)])
         if self.loop is None:
             self._loop_update(result)
         return self.view()
@@ -642,6 +651,9 @@ class VisionReader:
         self.calibration = calibration
         self.learner = learner
         """What this table's coins taught the reader (``web.learn.TableLearner``), or ``None``."""
+        self.nothing_at: list[tuple[str, float, float, float]] = []
+        """Spots (kind, x mm, y mm, radius mm) where the players said a read object is not there
+        (a printed letter taken for a die): reads of that kind there are left out from then on."""
         self.kinds = kinds
         """The kinds of object the game puts on the table (``kinds_in_play``); ``None``: all.
         A coin game's table is not searched for dice, nor a dice game's for coins."""
@@ -714,7 +726,16 @@ class VisionReader:
         observation = read_table(image, calibration, params, profile)
         if calibration is not None:
             observation = in_play_area(observation, calibration)
+        if self.nothing_at:
+            observation = without_spots(observation, self.nothing_at)
         return observation
+
+    def not_there(self, detection: Any) -> None:
+        """The players said ``detection`` is no coin or die: leave such reads there out from now on."""
+        if detection.position_mm is None or self.calibration is None:
+            return
+        radius = max(5.0, 0.6 * max(detection.bbox[2], detection.bbox[3]) * float(self.calibration.mm_per_px))
+        self.nothing_at.append((detection.kind, float(detection.position_mm[0]), float(detection.position_mm[1]), radius))
 
 
 def read_params(mm_per_px: float | None, width: int, height: int) -> Any:
@@ -765,6 +786,20 @@ def in_play_area(observation: Any, calibration: Any) -> Any:
     if not left_out:
         return observation
     notes = (*observation.notes, f"{left_out} read(s) outside the play area or on a marker left out")
+    return replace(observation, objects=tuple(kept), notes=notes)
+
+
+def without_spots(observation: Any, spots: Sequence[tuple[str, float, float, float]]) -> Any:
+    """The observation without reads of a kind at a spot where the players said there is none."""
+    from dataclasses import replace
+
+    kept = [d for d in observation.objects if d.position_mm is None or not any(
+        d.kind == kind and (d.position_mm[0] - x) ** 2 + (d.position_mm[1] - y) ** 2 <= r * r
+        for kind, x, y, r in spots)]
+    left_out = len(observation.objects) - len(kept)
+    if not left_out:
+        return observation
+    notes = (*observation.notes, f"{left_out} read(s) where the players said there is nothing left out")
     return replace(observation, objects=tuple(kept), notes=notes)
 
 
@@ -858,7 +893,8 @@ class RecordedTablet:
                 flags = set(label.get("flags") or ())
                 value = "cocked" if "cocked" in flags else "on edge" if flags & {"on_edge", "leaning"} else str(label.get("value"))
                 return value if value in [str(c) for c in pending.detail.get("choices", [])] else None
-        return None
+        # No labelled object there: the camera took something else for one.
+        return next((c for c in pending.detail.get("choices", []) if c in ("not a die", "not a coin")), None)
 
     def __call__(self, service: TableService) -> None:
         while True:

@@ -49,7 +49,7 @@ def test_an_unsure_face_becomes_a_question_never_a_guess() -> None:
     seen[2] = Seen("d6", 4, "theatre", 0.55, (), ref=2)
     ruling = reconcile(state, seen)
     assert isinstance(ruling, Question)
-    assert ruling.refs == (2,) and ruling.choices == ("1", "2", "3", "4", "5", "6", "cocked")
+    assert ruling.refs == (2,) and ruling.choices == ("1", "2", "3", "4", "5", "6", "cocked", "not a die")
     fixed = answer(seen, ruling.refs, 5)
     assert reconcile(state, fixed) == ChanceOutcome(Roll((1, 2, 3, 3, 5, 6)))
 
@@ -73,9 +73,35 @@ def test_players_can_answer_that_an_unsure_coin_is_on_its_edge() -> None:
     seen = [Seen("penny", "heads", "theatre", 0.99, (), ref=i) for i in range(6)]
     seen.append(Seen("penny", None, "theatre", 0.2, (), ref=6))
     ruling = reconcile(state, seen)
-    assert isinstance(ruling, Question) and ruling.choices == ("heads", "tails", "on edge")
+    assert isinstance(ruling, Question) and ruling.choices == ("heads", "tails", "on edge", "not a coin")
     after = reconcile(state, answer(seen, ruling.refs, "on edge"))
     assert isinstance(after, Discrepancy) and after.rethrow and "on its edge" in after.text()
+
+
+def test_players_can_answer_that_an_unsure_die_is_no_die() -> None:
+    """A printed letter taken for a die: "not a die" drops the read and the throw is read
+    from the dice that are there."""
+    state = sevens_turn()
+    seen = dice("theatre", 1, 2, 4, 6, 3, 3) + [Seen("d6", None, "theatre", 0.2, (), ref=6)]
+    ruling = reconcile(state, seen)
+    assert isinstance(ruling, Question) and ruling.refs == (6,) and "not a die" in ruling.choices
+    assert reconcile(state, answer(seen, ruling.refs, "not a die")) == ChanceOutcome(Roll((1, 2, 3, 3, 4, 6)))
+
+
+def test_a_doubtful_extra_object_is_asked_about_before_the_table_is_called_wrong() -> None:
+    """An unsure read in a zone whose faces do not matter (a letter of "BALCONY" taken for a
+    die): the players are asked before a discrepancy is ruled, and "not a die" clears it."""
+    state = find_game("seven-pennies")(["A", "B"], {"spd.enabled": "true"}).new_state()
+    state.apply("designate A")
+    balcony = [Seen("d6", None, "balcony", 1.0, (), ref=i) for i in range(7)]
+    letter = Seen("d6", None, "balcony", 0.3, (), ref=7)
+    assert isinstance(reconcile(state, balcony), TableMatches)
+    ruling = reconcile(state, [*balcony, letter])
+    assert isinstance(ruling, Question) and ruling.refs == (7,)
+    assert isinstance(reconcile(state, answer([*balcony, letter], ruling.refs, "not a die")), TableMatches)
+    # A sure read of an eighth die is no question: the table is not as the rules say.
+    extra = reconcile(state, [*balcony, Seen("d6", 4, "balcony", 0.99, (), ref=7)])
+    assert isinstance(extra, Discrepancy)
 
 
 def test_a_face_read_as_none_is_asked_about() -> None:

@@ -68,7 +68,7 @@ def test_an_unsure_read_is_a_question_and_the_answer_applies_it(tmp_path: Path) 
     loop.source = FakeSource(frames(5), prefix="g")
     loop.source.start()
     (question,) = run(loop)
-    assert question.kind == "question" and question.event.detail["choices"] == ["1", "2", "3", "4", "5", "6", "cocked"]
+    assert question.kind == "question" and question.event.detail["choices"] == ["1", "2", "3", "4", "5", "6", "cocked", "not a die"]
     assert loop.match.pending == question.event
     before = list(loop.match.state.history())
     assert loop.match.state.history() == before  # never a guess
