@@ -117,3 +117,22 @@ def test_coins_seen_small_are_searched_for_at_their_size() -> None:
     assert small.coins.work_size > default.coins.work_size
     near = read_params(0.2, 1280, 960)  # a camera close to the table: the defaults hold
     assert near.coins == default.coins
+
+
+def test_a_spot_the_players_said_holds_nothing_is_left_out_of_later_reads() -> None:
+    """After "not a die" about a read (a printed letter), reads of that kind there are dropped;
+    other kinds there, and that kind elsewhere, are kept."""
+    from web.service import without_spots
+
+    reader = VisionReader(ReplaySource(GAMES / "sp_t1").layout())
+    reader.observe(Frame(first_image("sp_t1"), 0.0, "a"))
+    assert reader.calibration is not None
+    letter = Detection("d6", None, (100, 100, 30, 30), 0.0, center=(115.0, 115.0), position_mm=(50.0, 40.0))
+    reader.not_there(letter)
+    assert reader.nothing_at and reader.nothing_at[0][:3] == ("d6", 50.0, 40.0)
+    near = Detection("d6", None, (101, 100, 30, 30), 0.0, center=(116.0, 115.0), position_mm=(51.0, 40.5))
+    coin = Detection("penny", "heads", (100, 100, 30, 30), 0.95, center=(115.0, 115.0), position_mm=(50.0, 40.0))
+    far = Detection("d6", 4, (400, 300, 30, 30), 0.95, center=(415.0, 315.0), position_mm=(200.0, 150.0))
+    observation = TableObservation((near, coin, far), (1280, 960))
+    kept = without_spots(observation, reader.nothing_at)
+    assert kept.objects == (coin, far) and "nothing" in kept.notes[-1]
