@@ -262,7 +262,7 @@ def _question(unsure: list[Seen]) -> Question:
     # Besides the faces, the players can say the object does not lie flat (G-3): an unsure
     # read is often a die cocked against another or a coin leaning on one; or that it is no
     # die or coin at all (a printed letter taken for one).
-    if first.kind in ("penny", "nickel", "dime", "quarter"):
+    if first.kind in ("penny", "nickel", "dime", "quarter", "other"):
         text, choices = f"Is this {first.kind} heads or tails?", ("heads", "tails", "on edge", "not a coin")
     else:
         faces = int(first.kind[1:]) if first.kind[1:].isdigit() else 6

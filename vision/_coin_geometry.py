@@ -157,26 +157,28 @@ def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, ba
             out.append(Circle(c.x, c.y, c.r, c.stacked, 0.0))
             continue
         fx, fy, fr = fit
-        # Under a hard light a coin's shadow makes a second edge outside its own on the side
-        # away from the lamp, and the outermost edge there is the shadow's. Refit twice on the
-        # strong edge of each ray nearest the circle so far: the lit side pulls it back.
+        if np.hypot(fx - c.x, fy - c.y) > 0.15 * r or not 0.8 * r < fr < 1.2 * r:
+            fx, fy, fr = c.x, c.y, c.r
+        # The circle is the outermost edges' (the coin model learned on such circles). Its
+        # support is judged on a refit: under a hard light a coin's shadow makes a second edge
+        # outside its own on the side away from the lamp, so the outermost edge there is the
+        # shadow's; refit twice on the strong edge of each ray nearest the circle so far.
         mid = ((radii[:-1] + radii[1:]) / 2 * r)[:, None]
         ex, ey = c.x + mid * cos[None, :], c.y + mid * sin[None, :]
+        sx, sy, sr = fx, fy, fr
         for _ in range(2):
-            off = np.where(strong, np.abs(np.hypot(ex - fx, ey - fy) - fr), np.inf)
+            off = np.where(strong, np.abs(np.hypot(ex - sx, ey - sy) - sr), np.inf)
             nearest = np.argmin(off, axis=0)
             cols = np.arange(len(angles))
             refit = _fit_circle(ex[nearest, cols][good], ey[nearest, cols][good])
             if refit is None:
                 break
-            fx, fy, fr = refit
-        if np.hypot(fx - c.x, fy - c.y) > 0.15 * r or not 0.8 * r < fr < 1.2 * r:
-            fx, fy, fr = c.x, c.y, c.r
-        # Support: the share of rays with a strong edge on the fitted circle (any strong edge,
-        # the shadow's being another), within 6% of the radius but at least 1.5 px: a small
-        # coin's rim (a highlight, then a dark line) spreads its edge over a pixel or two. An
-        # ellipse (a leaning coin) or a chance arc in the cloth has little support.
-        on_circle = (strong & (np.abs(np.hypot(ex - fx, ey - fy) - fr) <= max(0.06 * fr, 1.5))).any(axis=0)
+            sx, sy, sr = refit
+        # Support: the share of rays with a strong edge on that circle (any strong edge, the
+        # shadow's being another), within 6% of the radius but at least 1.5 px: a small coin's
+        # rim (a highlight, then a dark line) spreads its edge over a pixel or two. An ellipse
+        # (a leaning coin) or a chance arc in the cloth has little support.
+        on_circle = (strong & (np.abs(np.hypot(ex - sx, ey - sy) - sr) <= max(0.06 * sr, 1.5))).any(axis=0)
         out.append(Circle(fx, fy, fr, c.stacked, float(np.mean(on_circle & good))))
     return out
 

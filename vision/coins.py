@@ -76,11 +76,12 @@ class CoinParams:
     """Fit each circle to the coin's outer edge at full resolution (sizes matter)."""
     refine_radius: int = 40
     """Radius in pixels that coins are resampled to for fitting their edge."""
-    min_support: float = 0.65
+    min_support: float = 0.7
     """Share of a circle's outline that must show an edge (a leaning coin's ellipse shows less).
     Chosen on the rendered dev scenes and coin-free photos (held-out dice, cards): 0.65 found
-    92.7% of dev coins with 92 false coins in 122 coin-free photos, 0.7 90.6% with 42, 0.75
-    88.1% with 25; coins-mmr finds 100% at any of them."""
+    93.6% of dev coins with 117 false coins in 122 coin-free photos, 0.7 91.3% with 49, 0.75
+    88.8% with 36; coins-mmr finds 100% at any of them. With a calibrated scale the live reader
+    uses 0.65 (``web.service.SCALED_MIN_SUPPORT``): sizes then rule out most false circles."""
     size_sigma: float = 0.045
     """Spread of measured/true diameter (log scale) allowed for a denomination."""
     colour_weight: float = 1.0
@@ -110,8 +111,9 @@ class CoinParams:
     """Confidence at or above which a read is sure (see :data:`CONFIDENT`)."""
     kinds: tuple[str, ...] | None = None
     """The denominations this table holds (a Seven Pennies table: pennies only), or ``None``
-    for any. A coin is then read as one of these (or ``other``, a coin of no denomination
-    listed): size, colour and appearance only choose among them."""
+    for any. A coin is then read as one of these: size, colour and appearance only choose among
+    them, and a coin that looks like none of them (a quarter on a table of pennies) is read
+    without confidence, since the appearance model disagrees (``appearance_agree``)."""
     model_dir: Path = MODEL_DIR
     """Folder with ``coin_face.onnx`` and ``coin_face.json``."""
 
@@ -313,9 +315,10 @@ def find_coins(
         radii = radii[:, None] / profile.size_factors()[None, :]
     kind_post, est = denominations(radii, evidence, mm_per_px, params.size_sigma)
     if params.kinds is not None:
-        allowed = np.array([k in params.kinds or k == "other" for k in APPEARANCE_KINDS])
+        allowed = np.array([k in params.kinds for k in APPEARANCE_KINDS])
+        # Appearance keeps its own say (``kind_prob``, unrestricted): a dime on a table of
+        # pennies is read as a penny, but the appearance model disagrees, so never surely.
         kind_post = _only(kind_post, allowed)
-        kind_prob = _only(kind_prob, allowed)
 
     detections = []
     heads = meta.faces.index("heads")

@@ -620,6 +620,9 @@ def make_reader(
     raise ConfigError(f"--read must be vision or labels, got {kind!r}")
 
 
+SCALED_MIN_SUPPORT = 0.65
+"""``CoinParams.min_support`` when the table's scale is known (the live reader, calibrated)."""
+
 SMALLEST_COIN_MM = 17.91
 """The dime's diameter: the smallest coin the coin reader must find."""
 
@@ -744,7 +747,8 @@ def read_params(mm_per_px: float | None, width: int, height: int) -> Any:
     The coin reader's defaults look for coins of at least 1.25% of the frame's long side in a
     480-pixel work image; a camera mounted higher (the rendered fixtures: a dime is 32 px
     across in 1280) sees smaller coins. With a known scale the smallest radius searched is
-    80% of a dime's, and the work image is large enough to give it 10 pixels.
+    80% of a dime's, and the work image is large enough to give it 10 pixels; and the rim's
+    edge need show on ``SCALED_MIN_SUPPORT`` of it.
     """
     from vision.coins import CoinParams
     from vision.read import ReadParams
@@ -756,7 +760,9 @@ def read_params(mm_per_px: float | None, width: int, height: int) -> Any:
     smallest_px = 0.8 * SMALLEST_COIN_MM / 2.0 / mm_per_px
     min_radius = min(defaults.min_radius, smallest_px / long_side)
     work_size = min(long_side, max(defaults.work_size, int(round(10.0 / smallest_px * long_side / 32.0)) * 32))
-    return ReadParams(coins=CoinParams(work_size=work_size, min_radius=min_radius))
+    # A known scale rules out circles of no coin's size, so a little less of the rim need show
+    # (a small coin's shadowed rim; see ``CoinParams.min_support``).
+    return ReadParams(coins=CoinParams(work_size=work_size, min_radius=min_radius, min_support=SCALED_MIN_SUPPORT))
 
 
 def in_play_area(observation: Any, calibration: Any) -> Any:

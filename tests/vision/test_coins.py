@@ -86,20 +86,20 @@ def test_known_scale_decides_denomination() -> None:
 
 
 def test_a_table_of_pennies_reads_every_coin_as_a_penny_or_other() -> None:
-    """``CoinParams.kinds``: on a Seven Pennies table a coin is a penny (or a coin of no
-    listed kind), and the denomination no longer holds the confidence down."""
+    """``CoinParams.kinds``: on a Seven Pennies table a coin is a penny, and the denomination
+    no longer holds a penny's confidence down; a coin that looks like no penny is never sure."""
     img, objects = labelled("mmr_54.jpg")
     free, _ = find_coins(img)
     pennies, _ = find_coins(img, CoinParams(kinds=("penny",)))
     assert {d.kind for d in free} - {"penny", "other"}, "the photo should hold other denominations"
-    assert {d.kind for d in pennies} <= {"penny", "other"}
+    assert {d.kind for d in pennies} == {"penny"}
     assert len(pennies) == len(free)
     for f, p in zip(free, pennies):
         assert p.center == f.center
         if f.kind == "penny":
-            assert p.kind == "penny" and p.value == f.value and p.confidence >= f.confidence - 1e-9
-    # The photo's quarters are not pennies: a coin of no listed kind, never read.
-    assert any(p.kind == "other" and p.value is None for p in pennies)
+            assert p.value == f.value and p.confidence >= f.confidence - 1e-9
+        else:  # a quarter or a nickel on a table of pennies: read, never with confidence
+            assert p.confidence < CONFIDENT
 
 
 def test_rotation_does_not_change_reads() -> None:

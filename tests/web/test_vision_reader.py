@@ -115,8 +115,10 @@ def test_coins_seen_small_are_searched_for_at_their_size() -> None:
     small = read_params(0.56, 1280, 960)  # the rendered fixtures: a dime is 32 px across
     assert small.coins.min_radius * 1280 <= 0.8 * 17.91 / 2 / 0.56 + 0.01
     assert small.coins.work_size > default.coins.work_size
-    near = read_params(0.2, 1280, 960)  # a camera close to the table: the defaults hold
-    assert near.coins == default.coins
+    near = read_params(0.2, 1280, 960)  # a camera close to the table: the default sizes hold
+    assert (near.coins.work_size, near.coins.min_radius) == (default.coins.work_size, default.coins.min_radius)
+    # A known scale rules out circles of no coin's size: a little less rim need show.
+    assert near.coins.min_support < default.coins.min_support
 
 
 def test_a_spot_the_players_said_holds_nothing_is_left_out_of_later_reads() -> None:
