@@ -13,24 +13,27 @@ are read too, and scale augmentation so that dice from about 8 finder pixels
 colour and size, light or dark pips, often touching, so the networks do not learn
 only the colours of the photos.
 
-On this project's 2 shared CPU cores each network takes 10 to 25 minutes
-(``--only finder`` and ``--only reader`` may run side by side); the shipped models came from::
+On this project's 2 shared CPU cores a training takes 15 to 60 minutes (``--only finder``
+and ``--only reader`` may run side by side); the shipped models came from (2026-11-22)::
 
-    python tools/train_dice.py --only finder --finder-steps 2500 --finder-batch 12 --det-crop 192 --synth-share 0
-    python tools/train_dice.py --only reader --reader-steps 1600 --reader-batch 96 --seed 3 --synth-share 0.08
+    python tools/train_dice.py --only finder --finder-steps 12000 --finder-batch 12 --det-crop 192 \
+        --synth-share 0 --fixtures fixtures/scenes/dev --workers 0 --seed 4 --out /tmp/fA
+    python tools/train_dice.py --only finder --finder-steps 9000 --finder-batch 12 --det-crop 192 \
+        --synth-share 0.15 --fixtures fixtures/scenes/dev --workers 0 --seed 8 \
+        --init /tmp/fA/dice_finder.pt --out vision/models
+    python tools/train_dice.py --only reader --reader-steps 4500 --reader-batch 96 --seed 3 \
+        --synth-share 0.08 --fixtures fixtures/scenes/dev --workers 0 --crop-size 40 --crop-scale 1.3 --out /tmp/rB
+    python tools/train_dice.py --only reader --reader-steps 4500 --reader-batch 96 --seed 7 \
+        --synth-share 0.08 --fixtures fixtures/scenes/dev --workers 0 --crop-size 40 --crop-scale 1.3 \
+        --init /tmp/rB/dice_reader.pt --out vision/models
 
-(a finder trained with ``--synth-share 0.3`` for 1800 steps read fewer photo dice right,
-36.7% against 41.9% on the trained part, so it was not shipped).
+then ``benchmarks/dice_bench.py --fit-temperature`` and ``--fit-confident`` for
+``DiceParams.temperature`` and ``DiceParams.confident_at``. Trainings with a 32 px crop and
+one convolution per stage (the earlier reader), or without the rendered scenes, read fewer
+dice right (BENCHMARKS.md).
 
 Photos and fixture scenes with ``vision._dice_split.is_validation`` are never learned from:
-``benchmarks/dice_bench.py --fit-confident`` calibrates confidence on them. A reader
-trained with pip-sized "not a die" crops (``PIP_SHARE``) and the fixtures dev scenes::
-
-    python tools/train_dice.py --only reader --reader-steps 2400 --reader-batch 96 --seed 3 \
-        --synth-share 0.08 --fixtures fixtures/scenes/dev
-
-read more fixture dice right (61.7% against 47.4% on fixtures/scenes/test) but fewer
-held-out photo dice (39.4% against 41.6%), so it was not shipped (2026-11-22).
+``benchmarks/dice_bench.py --fit-confident`` calibrates confidence on them.
 
 Needs ``pip install torch==2.13.0 onnx`` (training only; run time uses ``cv2.dnn``).
 
@@ -52,9 +55,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import vision._dice_net as dice_net  # noqa: E402
 from vision._dice_net import (  # noqa: E402
-    CROP_SCALE,
-    CROP_SIZE,
     DET_STRIDE,
     NUM_READ_CLASSES,
     crop_patch,
@@ -310,14 +312,14 @@ def reader_sample(
         size = max(bw, bh)
         cx = bx + bw / 2 + rng.normal(0, 0.06) * size
         cy = by + bh / 2 + rng.normal(0, 0.06) * size
-        side = CROP_SCALE * size * math.exp(rng.normal(0, 0.1))
+        side = dice_net.CROP_SCALE * size * math.exp(rng.normal(0, 0.1))
         label = int(values[i])
         if rng.random() < PIP_SHARE:
             # A pip, not a die: the finder sometimes boxes one pip of a large die, and a
             # lone pip looks like a small "1". A crop a fraction of the face, on the face.
             cx = bx + bw * rng.uniform(0.2, 0.8)
             cy = by + bh * rng.uniform(0.2, 0.8)
-            side = CROP_SCALE * size * rng.uniform(0.15, 0.45)
+            side = dice_net.CROP_SCALE * size * rng.uniform(0.15, 0.45)
             label = 0
         elif rng.random() < 0.15:
             # Off-centre: half a die or more away from the face is not a read.
@@ -350,8 +352,9 @@ def reader_sample(
     if rng.random() < 0.15:
         # Small dice: blur the crop down and back up as a 25 px die would look.
         f = rng.uniform(0.4, 0.8)
-        small = cv2.resize(patch, (max(6, int(CROP_SIZE * f)),) * 2, interpolation=cv2.INTER_AREA)
-        patch = cv2.resize(small, (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_LINEAR)
+        crop = dice_net.CROP_SIZE
+        small = cv2.resize(patch, (max(6, int(crop * f)),) * 2, interpolation=cv2.INTER_AREA)
+        patch = cv2.resize(small, (crop, crop), interpolation=cv2.INTER_LINEAR)
     if rng.random() < 0.5:
         patch = patch[:, ::-1]
     patch = colour_aug(np.ascontiguousarray(patch), rng)
@@ -431,21 +434,26 @@ class Finder(nn.Module):  # type: ignore[misc]
 
 
 class Reader(nn.Module):  # type: ignore[misc]
-    """32x32 crop to 7 logits."""
+    """A ``crop`` x ``crop`` die crop to 7 logits: three stages of two 3x3 convolutions
+    (``width``, 2 x ``width``, 4 x ``width`` channels), each halving the crop, then a small
+    dense head that still knows where on the face each pip is."""
 
-    def __init__(self) -> None:
+    def __init__(self, width: int = 16, crop: int = 32) -> None:
         super().__init__()
+        w = width
         self.f = nn.Sequential(
-            _cbr(3, 16),
+            _cbr(3, w),
+            _cbr(w, w),
             nn.MaxPool2d(2),
-            _cbr(16, 32),
-            _cbr(32, 32),
+            _cbr(w, 2 * w),
+            _cbr(2 * w, 2 * w),
             nn.MaxPool2d(2),
-            _cbr(32, 64),
+            _cbr(2 * w, 4 * w),
+            _cbr(4 * w, 4 * w),
             nn.MaxPool2d(2),
             nn.Flatten(),
             nn.Dropout(0.2),
-            nn.Linear(64 * 4 * 4, 64),
+            nn.Linear(4 * w * (crop // 8) ** 2, 64),
             nn.ReLU(inplace=True),
             nn.Linear(64, NUM_READ_CLASSES),
         )
@@ -482,6 +490,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--init", type=Path, help="start from these weights (.pt written by an earlier run)")
     ap.add_argument("--synth-share", type=float, default=0.3, help="share of drawn training scenes")
+    ap.add_argument("--crop-size", type=int, default=dice_net.CROP_SIZE,
+                    help="reader crop side in pixels (vision._dice_net.CROP_SIZE must then match)")
+    ap.add_argument("--crop-scale", type=float, default=dice_net.CROP_SCALE,
+                    help="reader crop side over the die box side (vision._dice_net.CROP_SCALE must then match)")
+    ap.add_argument("--reader-width", type=int, default=16, help="channels of the reader's first stage")
     ap.add_argument("--only", choices=("finder", "reader"), help="train and export one network only")
     ap.add_argument("--fixtures", type=Path, action="append", default=[],
                     help="also learn from these rendered fixture folders (fixtures/scenes/dev; never test)")
@@ -493,6 +506,8 @@ def main() -> None:
     global DET_CROP, SYNTH_SHARE
     DET_CROP = args.det_crop
     SYNTH_SHARE = args.synth_share
+    dice_net.CROP_SIZE = args.crop_size  # crop_patch and reader_input read these at call time
+    dice_net.CROP_SCALE = args.crop_scale
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     train = load(args.data, held_out=False)
     test = load(args.data, held_out=True)
@@ -530,10 +545,10 @@ def main() -> None:
         loop(finder, finder_sample, args.finder_steps, args.finder_batch, finder_loss, "finder")
         jobs.append((finder, "dice_finder.onnx", (1, 3, 384, 512)))
     if args.only in (None, "reader"):
-        reader = Reader()
+        reader = Reader(args.reader_width, args.crop_size)
         loop(reader, reader_sample, args.reader_steps, args.reader_batch,
              lambda p, y: F.cross_entropy(p, y, label_smoothing=0.02), "reader")
-        jobs.append((reader, "dice_reader.onnx", (1, 3, CROP_SIZE, CROP_SIZE)))
+        jobs.append((reader, "dice_reader.onnx", (1, 3, args.crop_size, args.crop_size)))
 
     for model, name, shape in jobs:
         model.eval().cpu()
@@ -544,6 +559,11 @@ def main() -> None:
             dynamic_axes=dyn, opset_version=13, dynamo=False,
         )
         print("wrote", args.out / name, (args.out / name).stat().st_size, "bytes", flush=True)
+        if name.startswith("dice_reader"):
+            meta = {"crop_size": args.crop_size, "crop_scale": args.crop_scale, "width": args.reader_width,
+                    "steps": args.reader_steps, "seed": args.seed,
+                    "fixtures": [str(f) for f in args.fixtures]}
+            (args.out / "dice_reader.json").write_text(json.dumps(meta, indent=1) + "\n")
 
 
 if __name__ == "__main__":

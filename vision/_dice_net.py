@@ -22,9 +22,9 @@ DET_STRIDE = 4
 """Pixels of the finder's input per output cell."""
 DET_CHANNELS = 5
 """Finder outputs: centre score (after sigmoid), offset x, offset y, log(w/stride), log(h/stride)."""
-CROP_SIZE = 32
+CROP_SIZE = 40
 """Side of the reader's input crop, pixels, unless the model's ``dice_reader.json`` says otherwise."""
-CROP_SCALE = 1.35
+CROP_SCALE = 1.3
 """Crop side as a multiple of the die box's longer side (the face plus a margin), unless the
 model's ``dice_reader.json`` says otherwise."""
 NUM_READ_CLASSES = 7
