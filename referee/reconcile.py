@@ -104,11 +104,14 @@ def reconcile(state: State, seen: Sequence[Seen], confident: float = CONFIDENT) 
 
     Before ruling that the table is wrong (a discrepancy other than forced moves part-way
     done), the players are asked about any read that may be no object at all (no face read,
-    not sure): a printed letter taken for a die must not make the table look wrong.
+    not sure) and any unsure read in a zone found wrong: a printed letter taken for a die
+    must not make the table look wrong.
     """
     ruling = _rule(state, seen, confident)
     if isinstance(ruling, Discrepancy) and not ruling.pending:
-        doubtful = [s for s in seen if s.value is None and s.confidence < confident and not s.flags]
+        wrong_zones = {problem.zone for problem in ruling.problems}
+        doubtful = [s for s in seen if not s.flags and s.confidence < confident
+                    and (s.value is None or s.zone in wrong_zones)]
         if doubtful:
             return _question(doubtful)
     return ruling
