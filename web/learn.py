@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import IllegalActionError, InvalidActionError
+from vision.types import COIN_KINDS
 
-COIN_KINDS = ("penny", "nickel", "dime", "quarter")
 FACES = ("heads", "tails")
 
 
