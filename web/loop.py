@@ -26,7 +26,17 @@ from typing import Any, Protocol
 
 from hardware.frames import CameraError, Frame, FrameError, FrameSource
 from referee import CHANCE
-from referee.reconcile import ChanceOutcome, Discrepancy, Question, Ruling, Seen, TableMatches, answer, reconcile
+from referee.reconcile import (
+    NOT_THERE_ANSWERS,
+    ChanceOutcome,
+    Discrepancy,
+    Question,
+    Ruling,
+    Seen,
+    TableMatches,
+    answer,
+    reconcile,
+)
 from referee.table import describe_items
 from vision.types import TableObservation
 from web.store import Event, Match
@@ -236,8 +246,21 @@ class TableLoop:
                               {"question": question_seq, "value": value})
             seen = seen_from_json(pending.detail["seen"])
             typed: str | int = int(value) if str(value).isdigit() else value
-            fixed = answer(seen, pending.detail.get("refs", []), typed)
-            return self._decide(fixed, pending.frame_id, started)
+            refs = pending.detail.get("refs", [])
+            if value in NOT_THERE_ANSWERS:
+                self._tell_reader_not_there(refs)
+            return self._decide(answer(seen, refs, typed), pending.frame_id, started)
+
+    def _tell_reader_not_there(self, refs: list[int]) -> None:
+        """The players said the read objects ``refs`` of the last read are not there: a reader
+        that can remember it (``VisionReader.not_there``) leaves those spots out from now on."""
+        not_there = getattr(self.read, "not_there", None)
+        observation = self.latest_observation
+        if not_there is None or observation is None:
+            return
+        for ref in refs:
+            if 0 <= int(ref) < len(observation.objects):
+                not_there(observation.objects[int(ref)])
 
     def _decide(self, seen: list[Seen], frame_id: str | None, started: float) -> LoopResult:
         with self.match.lock:

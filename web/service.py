@@ -17,6 +17,7 @@ from referee import CHANCE, find_game
 from referee.actions import Designate
 from referee.errors import ConfigError, IllegalActionError, InvalidActionError
 from referee.options import parse_option_assignments
+from referee.reconcile import NOT_FLAT_ANSWERS, NOT_THERE_ANSWERS
 from web.loop import LoopResult, Reader, Settler, TableLoop
 from web.store import Event, Match, MatchStore
 
@@ -146,19 +147,10 @@ class TableService:
         pending = self.match.pending
         if pending is None or pending.seq != seq or pending.detail.get("ruling") != "question":
             raise IllegalActionError(f"question {seq} is not waiting for an answer")
-        observation = loop.latest_observation
-        refs = pending.detail.get("refs", [])
         try:
             result = loop.answer(seq, answer, actor)
         except ValueError as exc:
             raise InvalidActionError(str(exc)) from None
-        from referee.reconcile import NOT_THERE_ANSWERS
-
-        not_there = getattr(loop.read, "not_there", None)
-        if answer in NOT_THERE_ANSWERS and not_there is not None and observation is not None:
-            for ref in refs:
-                if 0 <= int(ref) < len(observation.objects):
-                    not_there(observation.objects[int(ref)])
         if self.loop is None:
             self._loop_update(result)
         return self.view()
@@ -172,9 +164,9 @@ class TableService:
 
         learner = getattr(self.loop.read, "learner", None) if self.loop else None
         observation = self.loop.latest_observation if self.loop else None
+        read_frame = self.loop.latest_read if self.loop else None
         return {"coins": coins_to_confirm(observation), "learned": learner.coins_learned if learner else 0,
-                "can_learn": learner is not None, "frame": self.loop.latest_read.frame_id
-                if self.loop and self.loop.latest_read else None}
+                "can_learn": learner is not None, "frame": read_frame.frame_id if read_frame else None}
 
     def learn_table(self, faces: Mapping[str, Any]) -> dict[str, Any]:
         """Teach the reader this table's coins: ``faces`` maps refs of the last read's coins to the
@@ -289,16 +281,15 @@ class TableService:
         frame, live."""
         import cv2
 
-        frame = self.latest_frame()
         observation = self.loop.latest_observation if self.loop else None
         read_frame = self.loop.latest_read if self.loop else None
         if overlay and observation is not None and read_frame is not None:
-            frame = read_frame
-        if frame is None:
-            return b""
-        image = frame.image
-        if overlay and observation is not None and frame is read_frame:
-            image = self._draw(image, observation)
+            image = self._draw(read_frame.image, observation)
+        else:
+            frame = self.latest_frame()
+            if frame is None:
+                return b""
+            image = frame.image
         ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
         return encoded.tobytes() if ok else b""
 
@@ -897,10 +888,12 @@ class RecordedTablet:
             bx, by, bw, bh = label.get("bbox", (0, 0, 0, 0))
             if bx <= x <= bx + bw and by <= y <= by + bh:
                 flags = set(label.get("flags") or ())
-                value = "cocked" if "cocked" in flags else "on edge" if flags & {"on_edge", "leaning"} else str(label.get("value"))
+                if "leaning" in flags:
+                    flags.add("on_edge")  # a leaning coin does not lie flat either: "on edge"
+                value = next((said for said, flag in NOT_FLAT_ANSWERS.items() if flag in flags), str(label.get("value")))
                 return value if value in [str(c) for c in pending.detail.get("choices", [])] else None
         # No labelled object there: the camera took something else for one.
-        return next((c for c in pending.detail.get("choices", []) if c in ("not a die", "not a coin")), None)
+        return next((c for c in pending.detail.get("choices", []) if c in NOT_THERE_ANSWERS), None)
 
     def __call__(self, service: TableService) -> None:
         while True:

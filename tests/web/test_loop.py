@@ -81,6 +81,30 @@ def test_an_unsure_read_is_a_question_and_the_answer_applies_it(tmp_path: Path) 
         loop.answer(question.event.seq, "5")
 
 
+def test_not_a_die_drops_the_read_and_tells_a_reader_that_can_remember(tmp_path: Path) -> None:
+    """Scene 6: five dice and a sixth "die" the reader is unsure of (a printed letter); the
+    players answer "not a die": the roll is short (SV-4.1) and the reader is told which read."""
+
+    class RememberingReader(SceneReader):
+        def __init__(self, scenes: dict) -> None:
+            super().__init__(scenes)
+            self.not_there_reads: list[object] = []
+
+        def not_there(self, detection: object) -> None:
+            self.not_there_reads.append(detection)
+
+    scenes = {**SCENES, 6: dice("theatre", 1, 2, 4, 6, 3) + dice("theatre", 5, confidence=0.3)}
+    reader = RememberingReader(scenes)
+    loop = TableLoop(FakeSource(frames(6)), new_match(tmp_path), SceneSettle(), reader)
+    loop.source.start()
+    (question,) = run(loop)
+    assert question.kind == "question" and "not a die" in question.event.detail["choices"]
+    after = loop.answer(question.event.seq, "not a die")
+    assert reader.not_there_reads == [scenes[6][5]]
+    assert after.kind == "discrepancy" and "SV-4.1" in after.event.detail["problems"][0]["rule"]
+    assert loop.match.state.history() == []  # nothing applied from a short roll
+
+
 def test_a_read_contradicting_the_rules_is_a_discrepancy_never_applied(tmp_path: Path) -> None:
     scenes = {1: dice("theatre", 6, 6, 6, 6, 6, 6, 6),  # a die too many (SV-2.2: six dice)
               2: dice("theatre", 6, 6, 6, 6, 6) + dice(None, 2),  # a die outside every zone
