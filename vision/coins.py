@@ -275,11 +275,14 @@ def find_coins(
     without it the scale is estimated from the coins themselves. ``profile`` (from
     ``vision.enrol``) adapts colours and faces to this table's own coins.
 
-    :raises ValueError: if the frame is not BGR uint8 H x W x 3.
+    :raises ValueError: if the frame is not BGR uint8 H x W x 3, the scale is not positive or
+        ``params.kinds`` names no known coin.
     """
     frame = validate_frame(frame)
     if mm_per_px is not None and not (np.isfinite(mm_per_px) and mm_per_px > 0):
         raise ValueError(f"mm_per_px must be a positive number, got {mm_per_px!r}")
+    if params.kinds is not None and (not params.kinds or set(params.kinds) - set(APPEARANCE_KINDS)):
+        raise ValueError(f"CoinParams.kinds must name some of {', '.join(APPEARANCE_KINDS)}, got {params.kinds!r}")
     views = frame_views(frame, params)
     circles = find_coin_circles(frame, params, views)
     if not circles:

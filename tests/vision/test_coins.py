@@ -102,6 +102,13 @@ def test_a_table_of_pennies_reads_every_coin_as_a_penny_or_other() -> None:
             assert p.confidence < CONFIDENT
 
 
+@pytest.mark.parametrize("kinds", [(), ("pennies",), ("penny", "euro")])
+def test_a_table_kind_that_is_no_coin_is_named(kinds: tuple[str, ...]) -> None:
+    img, _ = labelled("mmr_54.jpg")
+    with pytest.raises(ValueError, match="CoinParams.kinds"):
+        find_coins(img, CoinParams(kinds=kinds))
+
+
 def test_rotation_does_not_change_reads() -> None:
     """Turning the photo turns nothing read: the faces are read at any rotation."""
     img, _ = labelled("mmr_56.jpg")
