@@ -58,6 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import vision._dice_net as dice_net  # noqa: E402
 from vision._dice_net import (  # noqa: E402
     DET_STRIDE,
+    PIPS,
     NUM_READ_CLASSES,
     crop_patch,
     reader_input,
@@ -151,16 +152,6 @@ def colour_aug(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         ok, enc = cv2.imencode(".jpg", x, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 95))])
         x = cv2.imdecode(enc, cv2.IMREAD_COLOR)
     return x
-
-
-PIPS = {
-    1: [(0.5, 0.5)],
-    2: [(0.25, 0.25), (0.75, 0.75)],
-    3: [(0.25, 0.25), (0.5, 0.5), (0.75, 0.75)],
-    4: [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)],
-    5: [(0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)],
-    6: [(0.25, 0.22), (0.75, 0.22), (0.25, 0.5), (0.75, 0.5), (0.25, 0.78), (0.75, 0.78)],
-}
 
 
 def _random_colour(rng: np.random.Generator) -> tuple[int, int, int]:

@@ -29,6 +29,16 @@ CROP_SCALE = 1.3
 model's ``dice_reader.json`` says otherwise."""
 NUM_READ_CLASSES = 7
 """Reader outputs: 0 = not a die face, 1..6 = the face up."""
+PIPS: dict[int, list[tuple[float, float]]] = {
+    1: [(0.5, 0.5)],
+    2: [(0.25, 0.25), (0.75, 0.75)],
+    3: [(0.25, 0.25), (0.5, 0.5), (0.75, 0.75)],
+    4: [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)],
+    5: [(0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)],
+    6: [(0.25, 0.22), (0.75, 0.22), (0.25, 0.5), (0.75, 0.5), (0.25, 0.78), (0.75, 0.78)],
+}
+"""Pip centres of each face on a unit face, (0, 0) top-left to (1, 1) bottom-right: how the
+training's drawn scenes and the tests draw a die."""
 
 FloatArray = npt.NDArray[np.float32]
 

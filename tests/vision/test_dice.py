@@ -9,21 +9,12 @@ import cv2
 import numpy as np
 import pytest
 
+from vision._dice_net import PIPS
 from vision._dice_split import is_held_out
 from vision.dice import CONFIDENT, DiceParams, draw_dice, find_dice
 from vision.types import Detection
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "dice-rune55"
-
-# Pip centres on a unit face, (0, 0) top-left to (1, 1) bottom-right.
-PIPS = {
-    1: [(0.5, 0.5)],
-    2: [(0.25, 0.25), (0.75, 0.75)],
-    3: [(0.25, 0.25), (0.5, 0.5), (0.75, 0.75)],
-    4: [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)],
-    5: [(0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)],
-    6: [(0.25, 0.22), (0.75, 0.22), (0.25, 0.5), (0.75, 0.5), (0.25, 0.78), (0.75, 0.78)],
-}
 
 
 def draw_die(
