@@ -211,14 +211,9 @@ def bench_fixture_calibration(scenes: list[FixtureScene]) -> CalibrationFigures:
     zone assignment of the labelled objects lying more than 5 mm inside their zone."""
     figures = CalibrationFigures()
     for scene in scenes:
-        figures.cases += 1
-        start = time.perf_counter()
-        try:
-            calibration = calibrate(scene.frame, scene.layout)
-        except CalibrationError as error:
-            figures.failures.append(f"{scene.name}: {error}")
+        calibration = figures.calibrate(scene.name, scene.frame, scene.layout)
+        if calibration is None:
             continue
-        figures.calibrate_ms.append((time.perf_counter() - start) * 1000)
         width, height = scene.layout.table_size_mm
         corners = np.array([(0, 0), (width, 0), (width, height), (0, height)], dtype=np.float64)
         pixels = _distort(scene.label, corners)
@@ -261,6 +256,18 @@ class CalibrationFigures:
     bumps_corrected: int = 0
     bump_errors: list[float] = field(default_factory=list)
 
+    def calibrate(self, name: str, frame: NDArray[np.uint8], layout: Layout) -> Calibration | None:
+        """Calibrate one frame, counting the case and timing it; ``None`` (a failure noted) if it fails."""
+        self.cases += 1
+        start = time.perf_counter()
+        try:
+            calibration = calibrate(frame, layout)
+        except CalibrationError as error:
+            self.failures.append(f"{name}: {error}")
+            return None
+        self.calibrate_ms.append((time.perf_counter() - start) * 1000)
+        return calibration
+
 
 def corner_error(calibration: Calibration, true_image_to_table: NDArray[np.float64]) -> float:
     """Worst distance in mm between where the calibration and the truth put the table's corners."""
@@ -296,14 +303,9 @@ def bench_calibration(cases: Iterable[CalibrationCase], seed: int = 11) -> Calib
     rng = np.random.default_rng(seed)
     figures = CalibrationFigures()
     for case in cases:
-        figures.cases += 1
-        start = time.perf_counter()
-        try:
-            calibration = calibrate(case.frame, case.layout)
-        except CalibrationError as error:
-            figures.failures.append(f"{case.name}: {error}")
+        calibration = figures.calibrate(case.name, case.frame, case.layout)
+        if calibration is None:
             continue
-        figures.calibrate_ms.append((time.perf_counter() - start) * 1000)
         figures.corner_errors.append(corner_error(calibration, case.true_image_to_table))
         grid = play_area_grid(case.layout)
         grid_px = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), np.linalg.inv(case.true_image_to_table)).reshape(-1, 2)
