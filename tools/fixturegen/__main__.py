@@ -21,16 +21,15 @@ ROOT = Path(__file__).resolve().parents[2]
 SPLITS = {"dev": 220, "test": 100}
 
 
-def blender_choice(split: str, index: int, count: int) -> bool:
-    """Whether scene ``index`` of ``split`` is one of the ``count`` Blender scenes of that split:
-    every seventh scene without moving objects (Blender gets no motion blur here), from the start."""
-    if count <= 0 or index % 7:
-        return False
-    return index // 7 < count
+def blender_choice(index: int, count: int) -> bool:
+    """Whether scene ``index`` of a split is among the first ``count`` of it that Blender draws
+    (those with moving objects excepted: Blender gets no motion blur here, so the OpenCV
+    renderer draws them)."""
+    return index < count
 
 
 def build_scenes(out: Path, work: Path, seed: int, blender: int, only: str, splits: list[str], limit: int | None,
-                 missing_only: bool = False) -> None:
+                 missing_only: bool = False, samples: int = 8) -> None:
     """Render the single scenes of ``splits`` and write each split's ``labels.json``."""
     from tools.fixturegen.blender_job import blender_python
 
@@ -46,7 +45,7 @@ def build_scenes(out: Path, work: Path, seed: int, blender: int, only: str, spli
         side.mkdir(parents=True, exist_ok=True)
         scene = sample_scene(i, split, seed)
         moving = any("moving" in t.flags for t in scene.things)
-        wants_blender = blender_choice(split, i, blender) and not moving
+        wants_blender = blender_choice(i, blender) and not moving
         renderer = "blender" if wants_blender and have_blender else "procedural"
         if only == "blender" and renderer != "blender":
             continue
@@ -56,7 +55,7 @@ def build_scenes(out: Path, work: Path, seed: int, blender: int, only: str, spli
         sidecar = side / f"{scene.name}.json"
         if missing_only and (folder / name).exists() and sidecar.exists() and json.loads(sidecar.read_text())["renderer"] == renderer:
             continue
-        data, label, secs = render_frame(scene, name, renderer, work / "blender")
+        data, label, secs = render_frame(scene, name, renderer, work / "blender", samples=samples)
         (folder / name).write_bytes(data)
         label["split"] = split
         label["format"] = FORMAT
@@ -93,7 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", choices=["any", "blender", "procedural"], default="any", help="render only one renderer's scenes")
     ap.add_argument("--split", choices=list(SPLITS), action="append", help="limit to one split (repeatable)")
     ap.add_argument("--limit", type=int, default=None, help="at most this many scenes per split (a quick look)")
-    ap.add_argument("--blender", type=int, default=12, help="Blender scenes per split (0: procedural only)")
+    ap.add_argument("--blender", type=int, default=max(SPLITS.values()),
+                    help="Blender draws the settled scenes among the first N of each split (default: all; 0: none)")
+    ap.add_argument("--samples", type=int, default=8,
+                    help="Cycles samples per pixel, denoised (8: about 12 s a frame on 2 cores)")
     ap.add_argument("--missing", action="store_true", help="keep scenes already rendered by the renderer they need")
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--out", type=Path, default=ROOT / "fixtures")
@@ -102,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     splits = args.split or list(SPLITS)
     start = time.monotonic()
     if args.all or args.scenes:
-        build_scenes(args.out, args.work, args.seed, args.blender, args.only, splits, args.limit, args.missing)
+        build_scenes(args.out, args.work, args.seed, args.blender, args.only, splits, args.limit, args.missing, args.samples)
     if args.all or args.games or args.game:
         from tools.fixturegen.games import build_games
 
