@@ -21,12 +21,13 @@ import statistics
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from hardware.frames import CameraError, Frame, FrameError, FrameSource
 from referee import CHANCE
 from referee.reconcile import (
+    CONFIDENT,
     NOT_THERE_ANSWERS,
     ChanceOutcome,
     Discrepancy,
@@ -38,6 +39,7 @@ from referee.reconcile import (
     reconcile,
 )
 from referee.table import describe_items
+from vision.memory import Remembered, recall, remember
 from vision.types import TableObservation
 from web.store import Event, Match
 
@@ -172,6 +174,9 @@ class TableLoop:
         self.latest_read: Frame | None = None
         """The settled frame ``latest_observation`` was read from (the players may have moved
         things since: a question's picture and the read's overlay belong on this one)."""
+        self.memory: list[Remembered] = []
+        """The objects of the last table ruled on whose faces are known (read with confidence or
+        answered): at the next settle an untouched one is not asked about again."""
         self._resume_after = resume_after
         self._logged_frames = {e.frame_id for e in match.events if e.frame_id is not None}
         self.finish_answer()
@@ -223,9 +228,38 @@ class TableLoop:
         except (ValueError, ArithmeticError) as exc:
             # A frame the reader cannot make sense of is a question for the players, not a crash.
             observation = TableObservation((), frame.size, notes=(f"unreadable frame: {exc}",))
+        observation = recall(observation, frame.image, self.memory)
+        observation = self._look_again_if_wrong(observation, frame)
         self.latest_observation = observation
         self.latest_read = frame
         return self._decide(seen_from(observation), frame.frame_id, settled_at)
+
+    def _look_again_if_wrong(self, observation: TableObservation, frame: Frame) -> TableObservation:
+        """When the read makes the table look wrong, the reader looks again more closely
+        (``second_look``, e.g. a faint die on a cloth of its own colour); the closer read is
+        kept only if the table then adds up or a question can settle it. It is still read with
+        the same confidence, so looking again never turns into guessing."""
+        second_look = getattr(self.read, "second_look", None)
+        if second_look is None:
+            return observation
+        if self._adds_up_if_read_right(observation) is not False:
+            return observation
+        try:
+            closer = recall(second_look(frame.image), frame.image, self.memory)
+        except (ValueError, ArithmeticError):
+            return observation
+        return closer if self._adds_up_if_read_right(closer) is not False else observation
+
+    def _adds_up_if_read_right(self, observation: TableObservation) -> bool | None:
+        """Whether the table would add up if every read face were right (unsure ones too): ``False``
+        when even then something is missing, extra or misplaced, ``None`` when the rules
+        would still need an answer (a read with no face)."""
+        assumed = [replace(s, confidence=1.0) if s.value is not None else s for s in seen_from(observation)]
+        with self.match.lock:
+            ruling = self.reconciler(self.match.state, assumed)
+        if isinstance(ruling, Question):
+            return None
+        return not isinstance(ruling, Discrepancy) or bool(ruling.pending)
 
     def answer(self, question_seq: int, value: str, actor: str = "players") -> LoopResult:
         """The players answered question ``question_seq``: log it, then rule again with their answer.
@@ -267,11 +301,23 @@ class TableLoop:
             state = self.match.state
             ruling = self.reconciler(state, seen)
             result = self._commit(ruling, seen, frame_id, started)
+        if not isinstance(ruling, Question):
+            self._remember(seen, frame_id)
         if frame_id is not None:
             self._logged_frames.add(frame_id)
         self.status.latencies.append(result.latency_s)
         self.on_update(result)
         return result
+
+    def _remember(self, seen: list[Seen], frame_id: str | None) -> None:
+        """Keep the faces known on the table just ruled on (see ``vision.memory``)."""
+        observation, frame = self.latest_observation, self.latest_read
+        if observation is None or frame is None or frame.frame_id != frame_id:
+            return
+        known = [(observation.objects[s.ref], s.value) for s in seen
+                 if s.value is not None and not s.flags and s.confidence >= CONFIDENT
+                 and 0 <= s.ref < len(observation.objects) and observation.objects[s.ref].kind == s.kind]
+        self.memory = remember(known, frame.image)
 
     def _commit(self, ruling: Ruling, seen: list[Seen], frame_id: str | None, started: float) -> LoopResult:
         match = self.match

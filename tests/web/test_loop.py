@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from hardware.frames import BaseSource
 from referee.errors import IllegalActionError
 from tests.hardware.fakes import FakeSource, SceneReader, SceneSettle, dice, scene
+from vision.types import Detection
 from web.loop import LoopResult, TableLoop
 from web.store import Match, MatchStore
 
@@ -26,7 +28,8 @@ def new_match(tmp_path: Path) -> Match:
     return store.open(store.create("sevens", ["Ann", "Bo"], {"sv.rounds": 1}))
 
 
-def run(loop: TableLoop) -> list[LoopResult]:
+def run(loop: TableLoop, until_question: bool = False) -> list[LoopResult]:
+    """The results to the end of the source, or up to and including the next question."""
     results = []
     while True:
         try:
@@ -35,6 +38,8 @@ def run(loop: TableLoop) -> list[LoopResult]:
             return results
         if result is not None:
             results.append(result)
+            if until_question and result.kind == "question":
+                return results
 
 
 def frames(*numbers: int) -> list[object]:
@@ -133,3 +138,71 @@ def test_tablet_actions_on_the_same_match_are_checked(tmp_path: Path) -> None:
     run(loop)
     with pytest.raises(IllegalActionError):
         loop.match.apply("keep", "tablet")
+
+
+class SecondLookReader(SceneReader):
+    """Reads ``scenes`` at first; on a second look, ``closer`` (a faint die found after all)."""
+
+    def __init__(self, scenes: dict, closer: dict) -> None:
+        super().__init__(scenes)
+        self.closer = closer
+        self.second_looks = 0
+
+    def second_look(self, image: object) -> object:
+        self.second_looks += 1
+        return SceneReader(self.closer)(image)  # type: ignore[arg-type]
+
+
+def test_a_table_that_looks_wrong_is_looked_at_again_and_the_closer_read_kept_if_it_adds_up(tmp_path: Path) -> None:
+    """SV-4.1: six dice are rolled; the first look finds five, so the table looks short. The
+    second look finds the sixth and the roll is applied; a table that adds up is not looked at twice."""
+    reader = SecondLookReader({1: dice("theatre", 2, 3, 4, 5, 6), 2: dice("theatre", 1, 1, 1, 1, 1, 1)},
+                              {1: dice("theatre", 2, 3, 4, 5, 6, 6)})
+    loop = TableLoop(FakeSource(frames(1, 2)), new_match(tmp_path), SceneSettle(), reader)
+    loop.source.start()
+    results = run(loop)
+    assert [r.kind for r in results] == ["chance", "chance"]
+    assert str(loop.match.state.history()[0]) == "roll 2 3 4 5 6 6"
+    assert reader.second_looks == 1
+
+
+def test_a_second_look_that_does_not_help_leaves_the_discrepancy(tmp_path: Path) -> None:
+    """SV-4.1: a roll of five dice stays short however closely the table is read."""
+    reader = SecondLookReader({1: dice("theatre", 2, 3, 4, 5, 6)}, {1: dice("theatre", 2, 3, 4, 5, 6)})
+    loop = TableLoop(FakeSource(frames(1)), new_match(tmp_path), SceneSettle(), reader)
+    loop.source.start()
+    (result,) = run(loop)
+    assert result.kind == "discrepancy" and "SV-4.1" in result.event.detail["problems"][0]["rule"]
+    assert reader.second_looks == 1 and loop.match.state.history() == []
+
+
+def textured(number: int, seed: int = 5) -> np.ndarray:
+    """A frame with texture (so the memory can recognise an untouched die) whose first pixel holds ``number``."""
+    image = np.random.default_rng(seed).integers(0, 255, (60, 80, 3), dtype=np.uint8)
+    image[0, 0] = number
+    return image
+
+
+def test_a_die_the_players_named_is_not_asked_about_again_while_it_lies_untouched(tmp_path: Path) -> None:
+    """After the players answer what an unsure die shows, the next settled table with that die
+    untouched (same place, same pixels) reads it as they said; a die that changed is asked about."""
+
+    def unsure_six(zone: str, face: int | None) -> list:
+        return [Detection("d6", face, (20, 20, 16, 16), 0.4, center=(28.0, 28.0), zone=zone)]
+
+    sure = [Detection("d6", face, (40 + 8 * i, 40, 8, 8), 0.97, center=(44.0 + 8 * i, 44.0), zone="theatre")
+            for i, face in enumerate((2, 2, 5, 5, 6))]
+    scenes = {1: sure + unsure_six("theatre", 6), 2: sure + unsure_six("theatre", 6), 3: sure + unsure_six("theatre", 6)}
+    items = [textured(0), textured(1), textured(1), textured(1), textured(0), textured(2), textured(2), textured(2),
+             textured(0), textured(3, seed=9), textured(3, seed=9), textured(3, seed=9)]
+    loop = TableLoop(FakeSource(items), new_match(tmp_path), SceneSettle(), SceneReader(scenes))
+    loop.source.start()
+    (question,) = run(loop, until_question=True)
+    assert question.kind == "question"
+    loop.answer(question.event.seq, "6")
+    second = run(loop, until_question=True)
+    # Frame 2 shows the same pixels: the named die is known, the table is ruled on without asking.
+    assert second[0].kind != "question" and second[0].frame_id == "f0007"
+    # Frame 3's pixels differ (something moved there): asked again.
+    assert second[1].kind == "question" and second[1].frame_id == "f0011"
+

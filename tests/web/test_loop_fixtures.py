@@ -6,12 +6,12 @@ With ``read="labels"`` (each frame's recorded labels as the read) this pins the 
 rules and the log on all six rendered games (T.K.O.'s nickels included).
 
 With ``read="vision"`` (the live reader: self-calibrated from the markers, looking only for
-the kinds the game puts on the table, ``web.service.VisionReader``) the coin games are refereed
-to their recorded result too. The referee may ask about an unsure read; the players' answer
-is then what the frame's labels say (``RecordedTablet.answer_from_labels``), and the number
-of questions is bounded. The dice variant (SP-T4) reaches its result only with many answers
-(few dice are read with confidence); Sevens and FLIP not yet (see BENCHMARKS.md): for them
-what must hold anyway is tested, that the loop runs the replay to its end, calibrated, and
+the kinds the game puts on the table, ``web.service.VisionReader``) every game is refereed to
+its recorded result too. The referee may ask about an unsure read; the players' answer is
+then what the frame's labels say (``RecordedTablet.answer_from_labels``). The coin games need
+few answers. The dice games need many (few rendered dice are read with confidence, see
+BENCHMARKS.md), each die at most once while it lies untouched (``vision.memory``). Without
+answers, what must hold anyway is tested: the loop runs the replay to its end, calibrated, and
 never applies a throw the recording did not have.
 """
 
@@ -30,6 +30,9 @@ ROOT = Path(__file__).resolve().parents[2]
 GAMES = ROOT / "fixtures" / "games"
 REFEREED_FROM_LABELS = ["sp_t1", "sp_t2_tko", "sp_t4_dice", "sevens_sv_t1_t3", "flip_fl_t1", "pennywise_pw_t3"]
 REFEREED_THROUGH_VISION = ["sp_t1", "sp_t2_tko", "pennywise_pw_t3"]
+DICE_GAMES_MOST_ANSWERS = {"sp_t4_dice": 30, "sevens_sv_t1_t3": 45, "flip_fl_t1": 30}
+"""A ceiling on the answers each dice game needs through vision (measured 2026-11-22: 23, 36
+and 23; FLIP needed 127 before untouched dice were remembered)."""
 
 
 def referee(folder: Path, db: Path, read: str) -> Any:
@@ -110,24 +113,32 @@ def test_recorded_game_is_refereed_through_vision_to_its_recorded_result(name: s
     assert len(answers) == service.tablet.answered and all(e.actor == "labels" for e in answers)
 
 
-def test_the_dice_variant_is_refereed_through_vision_when_the_players_answer(tmp_path: Path) -> None:
-    """SP-T4 (SPD-3, SPD-4, SPD-5): the dice reader reads most rendered dice right but few with
-    confidence, so the referee asks about them; answered as players looking at the table
-    would, every throw is read right and the game ends with the recorded holdings."""
-    folder = GAMES / "sp_t4_dice"
+@pytest.mark.parametrize("name", sorted(DICE_GAMES_MOST_ANSWERS))
+def test_dice_games_are_refereed_through_vision_when_the_players_answer(name: str, tmp_path: Path) -> None:
+    """SP-T4 (SPD-3..SPD-5), Sevens (SV-2.2, SV-T1, SV-T3) and FLIP (FL-T1, FL-T2): the dice
+    reader reads most rendered dice right but few with confidence, so the referee asks about
+    them; answered as players looking at the table would, every throw is read right and the
+    game ends with its recorded result. A die untouched since the players named it is not
+    asked about again, and no die twice on one table."""
+    folder = GAMES / name
     recorded = json.loads((folder / "game.json").read_text())
     service = open_table(f"replay:{folder}", str(tmp_path / "m.db"), realtime=False, read="vision",
                          answer_from_labels=True)
     service.start()
-    assert service.wait(300), "the replay did not finish"
+    assert service.wait(300), f"{name}: the replay did not finish"
     service.stop()
     assert_recorded_result(service, recorded)
     answers = [e for e in service.match.events if e.kind == "answer"]
     assert answers and all(e.actor == "labels" for e in answers)
+    assert len(answers) <= DICE_GAMES_MOST_ANSWERS[name], len(answers)
+    frames = {f["image"].split(".")[0]: f for f in recorded["frames"]}
+    for frame_id in {e.frame_id for e in answers}:
+        dice_there = sum(o["kind"] == "d6" for o in frames[frame_id]["objects"])
+        assert sum(e.frame_id == frame_id for e in answers) <= dice_there + 1, frame_id
 
 
-@pytest.mark.parametrize("name", sorted(set(REFEREED_FROM_LABELS) - set(REFEREED_THROUGH_VISION) - {"sp_t4_dice"}))
-def test_through_vision_the_replay_runs_calibrated_and_applies_no_throw_it_did_not_have(name: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", sorted(DICE_GAMES_MOST_ANSWERS))
+def test_unanswered_through_vision_the_replay_runs_calibrated_and_applies_no_throw_it_did_not_have(name: str, tmp_path: Path) -> None:
     folder = GAMES / name
     recorded = json.loads((folder / "game.json").read_text())
     service = referee(folder, tmp_path / "m.db", "vision")
