@@ -225,13 +225,25 @@ NOT_THERE_ANSWERS = frozenset({"not a die", "not a coin"})
 a shadow) for a die or a coin: that read is dropped."""
 
 
+AS_READ = "yes"
+"""The answer to a question about several unsure reads at once ("Are these read right: ...?")
+that says every one of them is: they are then taken as certain."""
+ONE_BY_ONE = "no, one by one"
+"""The answer that says some are not: the referee then asks about each of them in turn."""
+
+
 def answer(seen: Sequence[Seen], refs: Iterable[int], value: str | int) -> list[Seen]:
     """The reads with the players' answer about objects ``refs`` taken as certain.
 
     ``cocked`` (a die) or ``on edge`` (a coin) says the object does not lie flat: it is then
     flagged so, unread, and the ruling is G-3's. ``not a die`` / ``not a coin`` says there is no
-    such object: the read is dropped."""
+    such object: the read is dropped. ``AS_READ`` confirms every read of ``refs``;
+    ``ONE_BY_ONE`` forgets their faces, so each is asked about alone."""
     chosen = set(refs)
+    if value == AS_READ:
+        return [replace(s, confidence=1.0) if s.ref in chosen else s for s in seen]
+    if value == ONE_BY_ONE:
+        return [replace(s, value=None, confidence=0.0) if s.ref in chosen else s for s in seen]
     if str(value) in NOT_THERE_ANSWERS:
         return [s for s in seen if s.ref not in chosen]
     flag = NOT_FLAT_ANSWERS.get(str(value))
@@ -260,6 +272,11 @@ def _unreadable(objects: list[Seen], throw_zones: set[str], instruction: str) ->
 
 
 def _question(unsure: list[Seen]) -> Question:
+    if len(unsure) > 1 and all(s.value is not None for s in unsure):
+        # Several unsure reads that each name a face (a throw of dice the reader reads right
+        # but not surely): one look at the table answers for all of them.
+        listing = describe_items(s.item() for s in unsure)
+        return Question(f"Are these read right: {listing}?", tuple(s.ref for s in unsure), (AS_READ, ONE_BY_ONE))
     first = unsure[0]
     choices: tuple[str, ...]
     # Besides the faces, the players can say the object does not lie flat (G-3): an unsure

@@ -224,10 +224,14 @@ def snapshot() -> Response:
     return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
 
 
-@bp.get("/api/crop/<int:ref>.jpg")
-def crop(ref: int) -> Response:
-    """The picture of one object the referee asks about."""
-    jpeg = service().crop_jpeg(ref)
+@bp.get("/api/crop/<refs>.jpg")
+def crop(refs: str) -> Response:
+    """The picture of the objects the referee asks about: ``/api/crop/3.jpg``, ``/api/crop/0-2-5.jpg``."""
+    try:
+        numbers = [int(part) for part in refs.split("-")]
+    except ValueError:
+        abort(404, f"{refs!r} names no objects: give their numbers joined by '-', e.g. 0-2-5")
+    jpeg = service().crop_jpeg(numbers)
     if not jpeg:
-        abort(404, f"no object {ref} in the last read")
+        abort(404, f"no object {refs} in the last read")
     return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})

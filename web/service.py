@@ -17,7 +17,7 @@ from referee import CHANCE, find_game
 from referee.actions import Designate
 from referee.errors import ConfigError, IllegalActionError, InvalidActionError
 from referee.options import parse_option_assignments
-from referee.reconcile import NOT_FLAT_ANSWERS, NOT_THERE_ANSWERS
+from referee.reconcile import AS_READ, NOT_FLAT_ANSWERS, NOT_THERE_ANSWERS, ONE_BY_ONE
 from web.loop import LoopResult, Reader, Settler, TableLoop
 from web.store import Event, Match, MatchStore
 
@@ -95,7 +95,7 @@ class TableService:
                 refs = pending.detail.get("refs", [])
                 view["question"] = {"id": pending.seq, "text": pending.text, "choices": pending.detail.get("choices", []),
                                     "refs": refs, "frame": pending.frame_id,
-                                    "crop_url": f"/api/crop/{refs[0]}.jpg" if refs else None}
+                                    "crop_url": f"/api/crop/{'-'.join(str(r) for r in refs)}.jpg" if refs else None}
             elif pending is not None:
                 view["discrepancy"] = {"id": pending.seq, "text": pending.text, "frame": pending.frame_id,
                                        "problems": [p["text"] for p in pending.detail.get("problems", [])],
@@ -258,9 +258,12 @@ class TableService:
         for event in reversed(self.match.events):
             if event.kind == "answer" and event.frame_id == result.frame_id:
                 question = next(e for e in self.match.events if e.seq == event.detail["question"])
+                value = str(event.detail["value"])
+                if value == ONE_BY_ONE:
+                    continue  # the players answer about each object in turn
                 for ref in question.detail.get("refs", []):
-                    value = str(event.detail["value"])
-                    labels[ref]["value"] = int(value) if value.isdigit() else value
+                    if value != AS_READ:  # "yes, as read" keeps the read faces
+                        labels[ref]["value"] = int(value) if value.isdigit() else value
                     labels[ref]["confidence"] = 1.0
         try:
             self.recorder.label(result.frame_id, labels)
@@ -293,19 +296,33 @@ class TableService:
         ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
         return encoded.tobytes() if ok else b""
 
-    def crop_jpeg(self, ref: int, margin: int = 24) -> bytes:
-        """The picture of object ``ref`` of the last read (for a question); ``b""`` when unknown."""
+    def crop_jpeg(self, refs: int | Sequence[int], margin: int = 24) -> bytes:
+        """The picture of the objects ``refs`` of the last read (for a question); ``b""`` when one
+        is unknown. Where it shows several, each is marked with the face read for it."""
         import cv2
 
+        refs = [refs] if isinstance(refs, int) else list(refs)
         frame = self.loop.latest_read if self.loop else None
         observation = self.loop.latest_observation if self.loop else None
-        if frame is None or observation is None or not 0 <= ref < len(observation.objects):
+        if frame is None or observation is None or not refs or not all(0 <= r < len(observation.objects) for r in refs):
             return b""
-        x, y, w, h = observation.objects[ref].bbox
+        objects = [observation.objects[r] for r in refs]
+        x0 = min(o.bbox[0] for o in objects)
+        y0 = min(o.bbox[1] for o in objects)
+        x1 = max(o.bbox[0] + o.bbox[2] for o in objects)
+        y1 = max(o.bbox[1] + o.bbox[3] for o in objects)
         height, width = frame.image.shape[:2]
-        crop = frame.image[max(0, y - margin):min(height, y + h + margin), max(0, x - margin):min(width, x + w + margin)]
+        left, top = max(0, x0 - margin), max(0, y0 - margin)
+        crop = frame.image[top:min(height, y1 + margin), left:min(width, x1 + margin)].copy()
         if crop.size == 0:
             return b""
+        if len(objects) > 1:
+            for obj in objects:
+                x, y, w, h = obj.bbox
+                cv2.rectangle(crop, (x - left, y - top), (x - left + w, y - top + h), (0, 200, 255), 2)
+                label, at = str(obj.value), (x - left, max(14, y - top - 4))
+                cv2.putText(crop, label, at, cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 4, cv2.LINE_AA)
+                cv2.putText(crop, label, at, cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 1, cv2.LINE_AA)
         ok, encoded = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 90])
         return encoded.tobytes() if ok else b""
 
@@ -895,24 +912,35 @@ class RecordedTablet:
         if pending is None or pending.detail.get("ruling") != "question" or loop is None or pending.frame_id is None:
             return None
         observation = loop.latest_observation
-        refs = pending.detail.get("refs") or []
-        if observation is None or not refs or not 0 <= int(refs[0]) < len(observation.objects):
+        refs = [int(ref) for ref in pending.detail.get("refs") or []]
+        if observation is None or not refs or not all(0 <= ref < len(observation.objects) for ref in refs):
             return None
-        x, y = observation.objects[int(refs[0])].center
         try:
             labels = self.source.frames[self.source.index_of(pending.frame_id)].labels
         except KeyError:
             return None
+        choices = [str(c) for c in pending.detail.get("choices", [])]
+        truths = [self._label_at(labels, observation.objects[ref].center, choices) for ref in refs]
+        if AS_READ in choices:
+            # "Are these read right?": yes only if every read face is the labelled one.
+            read = {int(s["ref"]): str(s["value"]) for s in pending.detail.get("seen", [])}
+            return AS_READ if all(truth == read.get(ref) for ref, truth in zip(refs, truths)) else ONE_BY_ONE
+        value = truths[0]
+        return value if value in choices else None
+
+    @staticmethod
+    def _label_at(labels: Any, point: tuple[float, float], choices: list[str]) -> str | None:
+        """What the labelled object at ``point`` shows, as an answer; a not-there answer where
+        no object is labelled (the camera took something else for one)."""
+        x, y = point
         for label in labels if isinstance(labels, list) else []:
             bx, by, bw, bh = label.get("bbox", (0, 0, 0, 0))
             if bx <= x <= bx + bw and by <= y <= by + bh:
                 flags = set(label.get("flags") or ())
                 if "leaning" in flags:
                     flags.add("on_edge")  # a leaning coin does not lie flat either: "on edge"
-                value = next((said for said, flag in NOT_FLAT_ANSWERS.items() if flag in flags), str(label.get("value")))
-                return value if value in [str(c) for c in pending.detail.get("choices", [])] else None
-        # No labelled object there: the camera took something else for one.
-        return next((c for c in pending.detail.get("choices", []) if c in NOT_THERE_ANSWERS), None)
+                return next((said for said, flag in NOT_FLAT_ANSWERS.items() if flag in flags), str(label.get("value")))
+        return next((c for c in choices if c in NOT_THERE_ANSWERS), None)
 
     def __call__(self, service: TableService) -> None:
         while True:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from referee import find_game
 from referee.actions import Roll
 from referee.reconcile import (
+    AS_READ,
+    ONE_BY_ONE,
     ChanceOutcome,
     Discrepancy,
     Question,
@@ -52,6 +54,33 @@ def test_an_unsure_face_becomes_a_question_never_a_guess() -> None:
     assert ruling.refs == (2,) and ruling.choices == ("1", "2", "3", "4", "5", "6", "cocked", "not a die")
     fixed = answer(seen, ruling.refs, 5)
     assert reconcile(state, fixed) == ChanceOutcome(Roll((1, 2, 3, 3, 5, 6)))
+
+
+def test_several_unsure_faces_are_one_question_the_players_confirm_at_a_glance() -> None:
+    """SV-4.1: a roll read right but not surely is asked about once, as read; "yes" applies it."""
+    state = sevens_turn()
+    seen = dice("theatre", 1, 2, 4, 6, 3, 3, confidence=0.6)
+    ruling = reconcile(state, seen)
+    assert isinstance(ruling, Question) and ruling.refs == (0, 1, 2, 3, 4, 5)
+    assert ruling.choices == (AS_READ, ONE_BY_ONE)
+    assert "1 die showing 1" in ruling.text and "2 dice showing 3" in ruling.text
+    assert reconcile(state, answer(seen, ruling.refs, AS_READ)) == ChanceOutcome(Roll((1, 2, 3, 3, 4, 6)))
+
+
+def test_a_group_read_the_players_reject_is_asked_about_die_by_die() -> None:
+    """"No": every face of the group is forgotten, so each die is asked about alone; never a guess."""
+    state = sevens_turn()
+    seen = dice("theatre", 1, 2, 4, 6, 3, 3, confidence=0.99)
+    seen[4], seen[5] = Seen("d6", 3, "theatre", 0.6, (), ref=4), Seen("d6", 3, "theatre", 0.6, (), ref=5)
+    group = reconcile(state, seen)
+    assert isinstance(group, Question) and group.refs == (4, 5)
+    seen = answer(seen, group.refs, ONE_BY_ONE)
+    first = reconcile(state, seen)
+    assert isinstance(first, Question) and first.refs == (4,) and "1 more to check" in first.text
+    seen = answer(seen, first.refs, 5)
+    second = reconcile(state, seen)
+    assert isinstance(second, Question) and second.refs == (5,)
+    assert reconcile(state, answer(seen, second.refs, 3)) == ChanceOutcome(Roll((1, 2, 3, 4, 5, 6)))
 
 
 def test_players_can_answer_that_an_unsure_die_is_cocked() -> None:

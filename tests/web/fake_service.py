@@ -81,8 +81,8 @@ class FakeService:
         ok, data = cv2.imencode(".jpg", frame)
         return data.tobytes() if ok else None
 
-    def crop_jpeg(self, ref: int) -> bytes | None:
-        return self.latest_jpeg() if ref == 0 else None
+    def crop_jpeg(self, refs: list[int]) -> bytes | None:
+        return self.latest_jpeg() if set(refs) <= {0, 1} else None
 
     def _publish(self) -> None:
         view = self.view()

@@ -155,8 +155,11 @@ def test_camera_stream_snapshot_and_crop(client: FlaskClient) -> None:
     snapshot = client.get("/api/snapshot.jpg")
     assert snapshot.status_code == 200 and snapshot.data[:2] == b"\xff\xd8"
     assert client.get("/api/crop/0.jpg").status_code == 200
+    assert client.get("/api/crop/0-1.jpg").status_code == 200  # a question about several objects
     missing = client.get("/api/crop/5.jpg")
     assert missing.status_code == 404 and "object 5" in missing.get_json()["error"]
+    garbled = client.get("/api/crop/0-x.jpg")
+    assert garbled.status_code == 404 and "joined by '-'" in garbled.get_json()["error"]
 
 
 def test_unknown_route_is_json_404(client: FlaskClient) -> None:

@@ -10,7 +10,8 @@ the kinds the game puts on the table, ``web.service.VisionReader``) every game i
 its recorded result too. The referee may ask about an unsure read; the players' answer is
 then what the frame's labels say (``RecordedTablet.answer_from_labels``). The coin games need
 few answers. The dice games need many (few rendered dice are read with confidence, see
-BENCHMARKS.md), each die at most once while it lies untouched (``vision.memory``). Without
+BENCHMARKS.md): a throw's unsure dice are confirmed together ("Are these read right?"), and a
+die is asked about at most once while it lies untouched (``vision.memory``). Without
 answers, what must hold anyway is tested: the loop runs the replay to its end, calibrated, and
 never applies a throw the recording did not have.
 """
@@ -30,9 +31,10 @@ ROOT = Path(__file__).resolve().parents[2]
 GAMES = ROOT / "fixtures" / "games"
 REFEREED_FROM_LABELS = ["sp_t1", "sp_t2_tko", "sp_t4_dice", "sevens_sv_t1_t3", "flip_fl_t1", "pennywise_pw_t3"]
 REFEREED_THROUGH_VISION = ["sp_t1", "sp_t2_tko", "pennywise_pw_t3"]
-DICE_GAMES_MOST_ANSWERS = {"sp_t4_dice": 30, "sevens_sv_t1_t3": 45, "flip_fl_t1": 30}
-"""A ceiling on the answers each dice game needs through vision (measured 2026-11-22: 23, 36
-and 23; FLIP needed 127 before untouched dice were remembered)."""
+DICE_GAMES_MOST_ANSWERS = {"sp_t4_dice": 12, "sevens_sv_t1_t3": 15, "flip_fl_t1": 20}
+"""A ceiling on the answers each dice game needs through vision (measured 2026-11-22: 8, 10
+and 14. Asked die by die they were 23, 36 and 23, and FLIP's 127 before untouched dice were
+remembered)."""
 
 
 def referee(folder: Path, db: Path, read: str) -> Any:

@@ -79,7 +79,10 @@ def test_pictures_with_and_without_overlay(tmp_path: Path) -> None:
     plain = cv2.imdecode(np.frombuffer(service.latest_jpeg(overlay=False), np.uint8), cv2.IMREAD_COLOR)
     assert plain.shape == (12, 16, 3)
     assert service.latest_jpeg(overlay=True) != service.latest_jpeg(overlay=False)
-    assert service.crop_jpeg(0) and service.crop_jpeg(99) == b""
+    assert service.crop_jpeg(0) and service.crop_jpeg(99) == b"" and service.crop_jpeg([0, 99]) == b""
+    one = cv2.imdecode(np.frombuffer(service.crop_jpeg([0]), np.uint8), cv2.IMREAD_COLOR)
+    several = cv2.imdecode(np.frombuffer(service.crop_jpeg([0, 1]), np.uint8), cv2.IMREAD_COLOR)
+    assert several.shape[1] >= one.shape[1]  # the picture holds every object asked about
 
 
 def test_the_read_is_shown_on_the_frame_it_was_read_from(tmp_path: Path) -> None:
