@@ -317,12 +317,15 @@ class TableService:
         if crop.size == 0:
             return b""
         if len(objects) > 1:
+            # Large enough to check each face against its mark on a tablet.
+            zoom = max(1.0, min(3.0, 640.0 / max(crop.shape[:2])))
+            crop = cv2.resize(crop, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_CUBIC)
             for obj in objects:
-                x, y, w, h = obj.bbox
-                cv2.rectangle(crop, (x - left, y - top), (x - left + w, y - top + h), (0, 200, 255), 2)
-                label, at = str(obj.value), (x - left, max(14, y - top - 4))
-                cv2.putText(crop, label, at, cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 4, cv2.LINE_AA)
-                cv2.putText(crop, label, at, cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 1, cv2.LINE_AA)
+                x, y, w, h = ((v - off) * zoom for v, off in zip(obj.bbox, (left, top, 0, 0)))
+                cv2.rectangle(crop, (int(x), int(y)), (int(x + w), int(y + h)), (0, 200, 255), 2)
+                label, at = str(obj.value), (int(x), max(24, int(y) - 6))
+                cv2.putText(crop, label, at, cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 0, 0), 5, cv2.LINE_AA)
+                cv2.putText(crop, label, at, cv2.FONT_HERSHEY_SIMPLEX, 0.9, (255, 255, 255), 2, cv2.LINE_AA)
         ok, encoded = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 90])
         return encoded.tobytes() if ok else b""
 

@@ -79,3 +79,27 @@ def test_learning_the_table_on_the_setup_page(tablet: Any, tmp_path: Path) -> No
         page.tap("#learn-confirm")
         page.wait_for_function("document.querySelector('#learn-status').textContent.includes('7 coin(s)')", timeout=30000)
     assert service.coins_to_learn()["learned"] == 7
+
+
+def test_a_throw_read_unsurely_is_confirmed_with_one_tap(tablet: Any, tmp_path: Path) -> None:
+    """SV-2.2 through the camera: the order roll's six dice are read right but not surely, so
+    the tablet asks once, "Are these read right: ...?", with a picture marking each die's read
+    face; one tap on "yes" applies the roll (never a guess)."""
+    service = open_demo("sevens_sv_t1_t3", str(tmp_path / "ask.db"), read="vision", realtime=False)
+    assert service.source is not None and service.loop is not None
+    service.source.start()
+    while service.match.pending is None or service.match.pending.detail.get("ruling") != "question":
+        service.loop.step()
+    with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
+        page = tablet.new_page()
+        page.goto(server.url + "/")
+        unlock(page)
+        page.wait_for_selector("#question:not([hidden]) #question-choices button", timeout=30000)
+        assert page.inner_text("#question-text").startswith("Are these read right: ")
+        page.wait_for_function("document.querySelector('#question-crop').naturalWidth > 0", timeout=30000)
+        assert_tablet_friendly(page)
+        screenshot(page, "sevens-confirm-the-roll")
+        page.tap('#question-choices button:text-is("yes")')
+        page.wait_for_function("document.querySelector('#question').hidden", timeout=30000)
+    assert str(service.match.state.history()[-1]) == "roll 3 3 4 4 5 6"
+    assert [e.actor for e in service.match.events if e.kind == "answer"] == ["players"]

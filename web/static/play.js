@@ -82,6 +82,7 @@ function render(next) {
     $("question-text").textContent = question.text;
     if (question.crop_url) { $("question-crop").src = question.crop_url; }
     $("question-crop").hidden = !question.crop_url;
+    $("question-crop").classList.toggle("several", (question.refs || []).length > 1);
     $("question-choices").replaceChildren(...question.choices.map((choice) => {
       const button = el("button", choice);
       button.type = "button";
