@@ -51,6 +51,12 @@ class Remembered:
     box: tuple[int, int, int, int]
 
 
+def _centre(det: Detection) -> tuple[float, float]:
+    """The centre of a detection's box (``Detection.center`` may be left at its default)."""
+    x, y, w, h = det.bbox
+    return (x + w / 2.0, y + h / 2.0)
+
+
 def _grey(frame: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     if frame.ndim == 2:
         return frame
@@ -68,7 +74,7 @@ def remember(known: Iterable[tuple[Detection, str | int]], frame: npt.NDArray[np
         x0, y0, x1, y1 = max(0, x), max(0, y), min(w, x + bw), min(h, y + bh)
         if x1 - x0 < 4 or y1 - y0 < 4:
             continue
-        out.append(Remembered(det.kind, value, (float(det.center[0]), float(det.center[1])), float(max(bw, bh)),
+        out.append(Remembered(det.kind, value, _centre(det), float(max(bw, bh)),
                               grey[y0:y1, x0:x1].copy(), (x0, y0, x1 - x0, y1 - y0)))
     return out
 
@@ -111,7 +117,7 @@ def recall(observation: TableObservation, frame: npt.NDArray[np.uint8], memory: 
         for i, entry in enumerate(memory):
             if i in used or entry.kind != det.kind or det.value not in (None, entry.value):
                 continue
-            if looks_the_same(entry, grey, det.center):
+            if looks_the_same(entry, grey, _centre(det)):
                 match = i
                 break
         if match is None:

@@ -59,3 +59,13 @@ def test_each_remembered_object_answers_for_one_read_only() -> None:
     memory = remember([(die(4, confidence=0.99), 4)], frame)
     reads = recall(observed(die(None), die(None, x=41)), frame, memory).objects
     assert [r.value for r in reads] == [4, None]
+
+
+def test_places_are_compared_by_box_whatever_the_centre_field_says() -> None:
+    """A reader that leaves ``Detection.center`` at its default is matched by its box."""
+    frame = table()
+    memory = remember([(Detection("d6", 2, (40, 30, 30, 30), 0.99), 2)], frame)
+    (read,) = recall(observed(Detection("d6", None, (40, 30, 30, 30), 0.1)), frame, memory).objects
+    assert read.value == 2
+    (elsewhere,) = recall(observed(Detection("d6", None, (100, 70, 30, 30), 0.1)), frame, memory).objects
+    assert elsewhere.value is None
