@@ -28,13 +28,15 @@ import numpy.typing as npt
 
 from vision.types import CONFIDENT, Detection, TableObservation
 
-SAME_LOOK = 0.9
-"""Lowest normalised correlation between the remembered pixels of an object's box and the
-new frame's, for the object to count as untouched (lighting is locked during a game)."""
+@dataclass(frozen=True)
+class MemoryParams:
+    """When a read object counts as the remembered one, untouched."""
 
-SAME_PLACE = 0.2
-"""Largest move of an object's centre, as a share of its box's longer side, for it to count
-as where it was."""
+    same_look: float = 0.9
+    """Lowest normalised correlation between the remembered pixels of an object's box and the
+    new frame's (lighting is locked during a game)."""
+    same_place: float = 0.2
+    """Largest move of an object's centre, as a share of its box's longer side."""
 
 
 @dataclass(frozen=True)
@@ -79,10 +81,11 @@ def remember(known: Iterable[tuple[Detection, str | int]], frame: npt.NDArray[np
     return out
 
 
-def looks_the_same(entry: Remembered, grey: npt.NDArray[np.uint8], center: tuple[float, float]) -> bool:
-    """Whether ``grey`` shows ``entry``'s pixels where it lay, give or take ``SAME_PLACE``."""
+def looks_the_same(entry: Remembered, grey: npt.NDArray[np.uint8], center: tuple[float, float],
+                   params: MemoryParams = MemoryParams()) -> bool:
+    """Whether ``grey`` shows ``entry``'s pixels where it lay, give or take ``params.same_place``."""
     dx, dy = center[0] - entry.center[0], center[1] - entry.center[1]
-    slack = SAME_PLACE * entry.size
+    slack = params.same_place * entry.size
     if dx * dx + dy * dy > slack * slack:
         return False
     x, y, bw, bh = entry.box
@@ -95,10 +98,11 @@ def looks_the_same(entry: Remembered, grey: npt.NDArray[np.uint8], center: tuple
     if float(entry.patch.std()) < 2.0:
         return False  # a featureless box proves nothing
     score = cv2.matchTemplate(region, entry.patch, cv2.TM_CCOEFF_NORMED)
-    return float(score.max()) >= SAME_LOOK
+    return float(score.max()) >= params.same_look
 
 
-def recall(observation: TableObservation, frame: npt.NDArray[np.uint8], memory: list[Remembered]) -> TableObservation:
+def recall(observation: TableObservation, frame: npt.NDArray[np.uint8], memory: list[Remembered],
+           params: MemoryParams = MemoryParams()) -> TableObservation:
     """``observation`` with each unsure read of an untouched remembered object given its known
     face, at the confidence the referee acts on (``extra["remembered"]`` marks it).
 
@@ -117,7 +121,7 @@ def recall(observation: TableObservation, frame: npt.NDArray[np.uint8], memory: 
         for i, entry in enumerate(memory):
             if i in used or entry.kind != det.kind or det.value not in (None, entry.value):
                 continue
-            if looks_the_same(entry, grey, _centre(det)):
+            if looks_the_same(entry, grey, _centre(det), params):
                 match = i
                 break
         if match is None:
