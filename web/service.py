@@ -734,7 +734,9 @@ class VisionReader:
         return self._read(image, closely=True)
 
     def _read(self, image: Any, closely: bool) -> Any:
-        from vision.read import ReadParams, read_table
+        from dataclasses import replace
+
+        from vision.read import read_table
 
         self._follow(image)
         calibration = self.calibration
@@ -742,19 +744,15 @@ class VisionReader:
             calibration = None  # no zones rather than wrong zones: reconcile asks for the table to be checked
         params = read_params(calibration.mm_per_px if calibration is not None else None, image.shape[1], image.shape[0])
         if self.kinds is not None:
-            from dataclasses import replace
-
             from vision.types import COIN_KINDS, DIE_KINDS
 
             coins = tuple(kind for kind in COIN_KINDS if kind in self.kinds)
             params = replace(params, coins=replace(params.coins, kinds=coins), read_coins=bool(coins),
                              read_dice=bool(self.kinds & set(DIE_KINDS)))
         if closely:
-            from dataclasses import replace as with_changes
-
             from vision.dice import DiceParams
 
-            params = with_changes(params, dice=DiceParams(det_threshold=SECOND_LOOK_DIE_SCORE))
+            params = replace(params, dice=DiceParams(det_threshold=SECOND_LOOK_DIE_SCORE))
         profile = self.learner.profile if self.learner is not None else None
         observation = read_table(image, calibration, params, profile)
         if calibration is not None:

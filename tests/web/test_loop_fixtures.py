@@ -95,10 +95,9 @@ def test_recorded_game_is_refereed_to_its_recorded_result(name: str, tmp_path: P
     assert_recorded_result(referee(folder, tmp_path / "m.db", "labels"), recorded)
 
 
-@pytest.mark.parametrize("name", REFEREED_THROUGH_VISION)
-def test_recorded_game_is_refereed_through_vision_to_its_recorded_result(name: str, tmp_path: Path) -> None:
-    """SP-T1 (SP-3.2, SP-3.5, SP-4.2), T.K.O. (SPT-3.1..3.3) and Pennywise (PW-4.1, PW-4.2)
-    read by the camera: every throw and move is read from the frames themselves."""
+def refereed_through_vision_with_answers(name: str, tmp_path: Path) -> tuple[Any, dict[str, Any]]:
+    """Game ``name`` replayed through the camera reader, its questions answered from the labels;
+    it must reach the recording's result. The service and the recording."""
     folder = GAMES / name
     recorded = json.loads((folder / "game.json").read_text())
     service = open_table(f"replay:{folder}", str(tmp_path / "m.db"), realtime=False, read="vision",
@@ -107,6 +106,14 @@ def test_recorded_game_is_refereed_through_vision_to_its_recorded_result(name: s
     assert service.wait(300), f"{name}: the replay did not finish"
     service.stop()
     assert_recorded_result(service, recorded)
+    return service, recorded
+
+
+@pytest.mark.parametrize("name", REFEREED_THROUGH_VISION)
+def test_recorded_game_is_refereed_through_vision_to_its_recorded_result(name: str, tmp_path: Path) -> None:
+    """SP-T1 (SP-3.2, SP-3.5, SP-4.2), T.K.O. (SPT-3.1..3.3) and Pennywise (PW-4.1, PW-4.2)
+    read by the camera: every throw and move is read from the frames themselves."""
+    service, _recorded = refereed_through_vision_with_answers(name, tmp_path)
     # Few questions: at most one settled table in ten needed a player to say what a coin shows.
     settles = service.view()["loop"]["settles"]
     answers = [e for e in service.match.events if e.kind == "answer"]
@@ -122,14 +129,7 @@ def test_dice_games_are_refereed_through_vision_when_the_players_answer(name: st
     them; answered as players looking at the table would, every throw is read right and the
     game ends with its recorded result. A die untouched since the players named it is not
     asked about again, and no die twice on one table."""
-    folder = GAMES / name
-    recorded = json.loads((folder / "game.json").read_text())
-    service = open_table(f"replay:{folder}", str(tmp_path / "m.db"), realtime=False, read="vision",
-                         answer_from_labels=True)
-    service.start()
-    assert service.wait(300), f"{name}: the replay did not finish"
-    service.stop()
-    assert_recorded_result(service, recorded)
+    service, recorded = refereed_through_vision_with_answers(name, tmp_path)
     answers = [e for e in service.match.events if e.kind == "answer"]
     assert answers and all(e.actor == "labels" for e in answers)
     assert len(answers) <= DICE_GAMES_MOST_ANSWERS[name], len(answers)
