@@ -730,7 +730,8 @@ class VisionReader:
 
     def second_look(self, image: Any) -> Any:
         """Read the frame again, taking fainter dice candidates (``SECOND_LOOK_DIE_SCORE``):
-        the loop asks for it when the first read makes the table look wrong."""
+        the loop asks for it when the first read makes the table look wrong. The camera was
+        followed on the first read of this frame, so it is not followed again."""
         return self._read(image, closely=True)
 
     def _read(self, image: Any, closely: bool) -> Any:
@@ -738,7 +739,8 @@ class VisionReader:
 
         from vision.read import read_table
 
-        self._follow(image)
+        if not closely:
+            self._follow(image)
         calibration = self.calibration
         if calibration is not None and self.status.startswith("camera moved"):
             calibration = None  # no zones rather than wrong zones: reconcile asks for the table to be checked
