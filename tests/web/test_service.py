@@ -149,8 +149,11 @@ def test_open_table_resumes_the_match_in_play(tmp_path: Path) -> None:
         open_table("webcam:7", str(tmp_path / "other.db"))
 
 
-def test_serving_with_a_recorder_labels_the_confirmed_reads(tmp_path: Path) -> None:
-    import json
+def recording_to_bos_roll(tmp_path: Path, unsure_dice: bool = False) -> TableService:
+    """The synthetic Sevens replay served with a recorder, read by its own labels, stepped to
+    Bo's roll (frame 0033) after Ann keeps; with ``unsure_dice`` every die of that roll is read
+    unsurely (each still naming its face)."""
+    from dataclasses import replace
 
     import web.service as service_module
 
@@ -161,19 +164,50 @@ def test_serving_with_a_recorder_labels_the_confirmed_reads(tmp_path: Path) -> N
     # Stand in for vision with the recording's own labels (the reader is what is swapped here).
     assert service.loop is not None and service.recorder is not None
     replay = service.recorder.source
-    service.loop.read = service_module.LabelReader(replay)
+    by_labels = service_module.LabelReader(replay)
+
+    def read(image: np.ndarray) -> object:
+        observation = by_labels(image)
+        if unsure_dice and replay.frames[replay.position - 1].frame_id == "0033":
+            observation = replace(observation, objects=tuple(replace(o, confidence=0.5) for o in observation.objects))
+        return observation
+
+    service.loop.read = read
     service.recorder.start()
     for _ in range(27):  # through Ann's roll (frame 0024) and two more frames
         service.loop.step()
     service.act("keep")
     for _ in range(9):  # Bo's roll, with one unsure die
         service.loop.step()
+    return service
+
+
+def recorded(tmp_path: Path) -> tuple[dict, dict]:
+    import json
+
+    data = json.loads((tmp_path / "rec" / "game.json").read_text())
+    return data, {f["id"]: f["labels"] for f in data["frames"] if "labels" in f}
+
+
+def test_serving_with_a_recorder_labels_the_confirmed_reads(tmp_path: Path) -> None:
+    service = recording_to_bos_roll(tmp_path)
     question = service.view()["question"]
     service.answer(question["id"], "2")
     service.stop()
-    data = json.loads((tmp_path / "rec" / "game.json").read_text())
-    labelled = {f["id"]: f["labels"] for f in data["frames"] if "labels" in f}
+    data, labelled = recorded(tmp_path)
     assert sorted(labelled) == ["0006", "0015", "0024", "0033"]
     assert [obj["value"] for obj in labelled["0033"]] == [2] * 6  # the players' answer is the label
     assert data["decisions"] == [{"action": "keep", "after_frame": "0026"}]
     assert [r["kind"] for r in data["rulings"]] == ["chance", "chance", "chance", "question", "chance"]
+
+
+def test_a_throw_confirmed_as_read_is_labelled_with_the_read_faces(tmp_path: Path) -> None:
+    """SV-4.1: Bo's six dice all read unsurely are one question; "yes" applies the roll and the
+    recording labels each die with its read face, now certain."""
+    service = recording_to_bos_roll(tmp_path, unsure_dice=True)
+    question = service.view()["question"]
+    assert question["choices"] == ["yes", "no, one by one"] and len(question["refs"]) == 6
+    assert service.answer(question["id"], "yes")["history"][-1] == "roll 2 2 2 2 2 2"
+    service.stop()
+    _, labelled = recorded(tmp_path)
+    assert [(obj["value"], obj["confidence"]) for obj in labelled["0033"]] == [(2, 1.0)] * 6

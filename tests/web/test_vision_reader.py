@@ -138,3 +138,16 @@ def test_a_spot_the_players_said_holds_nothing_is_left_out_of_later_reads() -> N
     observation = TableObservation((near, coin, far), (1280, 960))
     kept = without_spots(observation, reader.nothing_at)
     assert kept.objects == (coin, far) and "nothing" in kept.notes[-1]
+
+
+def test_a_second_look_finds_a_faint_die_the_first_look_missed() -> None:
+    """Sevens, B's last roll (frame 0051): a white die with red pips on the red cloth scores
+    below the finder's threshold; looking again more closely finds it, and nothing else in the
+    Theatre (SV-4.1: the roll must count its two dice)."""
+    source = ReplaySource(GAMES / "sevens_sv_t1_t3")
+    reader = VisionReader(source.layout(), kinds=frozenset({"d6"}))
+    image = cv2.imread(str(GAMES / "sevens_sv_t1_t3" / "0051.jpg"))
+    first = [o for o in reader(image).objects if o.zone == "theatre"]
+    closer = [o for o in reader.second_look(image).objects if o.zone == "theatre"]
+    assert len(first) == 1
+    assert len(closer) == 2 and sorted(o.value for o in closer) == [2, 5]
