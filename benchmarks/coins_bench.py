@@ -185,7 +185,7 @@ def fixture_tally(folder: Path, params: CoinParams, name: str) -> Tally:
         scale = rendered_scale(e)
         # As the live referee reads its table: calibrated scale, coins searched at their size.
         calibrated = replace(read_params(scale, img.shape[1], img.shape[0]).coins, model_dir=params.model_dir)
-        dets, _ = find_coins(img, calibrated, mm_per_px=scale)
+        dets, _ = find_coins(img, calibrated, mm_per_px=scale, scale_at=lambda p, e=e: rendered_scale(e, p))
         left_out = [o for o in e["objects"] if o["kind"] in COIN_DIAMETER_MM and set(o.get("flags", ())) - {"occluded"}]
         extra = {id(d) for o, d in match(dets, left_out) if d is not None}
         score(t, [d for d in dets if id(d) not in extra], fixture_objects(e["objects"]))

@@ -19,8 +19,9 @@ def is_held_out(image: str) -> bool:
     return image.rsplit("/", 1)[-1] in HELD_OUT
 
 
-def rendered_scale(scene: dict[str, Any]) -> float:
-    """Millimetres per pixel at the image centre of a rendered fixture scene (its label entry).
+def rendered_scale(scene: dict[str, Any], at: tuple[float, float] | None = None) -> float:
+    """Millimetres per pixel at the image centre (or at frame point ``at``) of a rendered
+    fixture scene (its label entry).
 
     The scenes' ``homography`` maps image pixels to table millimetres, as the referee's own
     calibration does; the coin reader is measured and trained on them at that known scale.
@@ -39,6 +40,6 @@ def rendered_scale(scene: dict[str, Any]) -> float:
         out: np.ndarray = v[:2] / v[2]
         return out
 
-    cx, cy = w / 2.0, ht / 2.0
+    cx, cy = (w / 2.0, ht / 2.0) if at is None else at
     dx, dy = to_mm(cx + 1, cy) - to_mm(cx, cy), to_mm(cx, cy + 1) - to_mm(cx, cy)
     return float(np.sqrt(abs(dx[0] * dy[1] - dx[1] * dy[0])))

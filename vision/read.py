@@ -81,7 +81,9 @@ def read_table(
     coins: list[Detection] = []
     coin_scale: float | None = None
     if params.read_coins:
-        coins, coin_scale = find_coins(frame, params.coins, mm_per_px, profile)
+        # A calibration that knows its scale at each point (a tilted camera's varies) gives it.
+        scale_at = getattr(calibration, "mm_per_px_at", None) if calibration is not None else None
+        coins, coin_scale = find_coins(frame, params.coins, mm_per_px, profile, scale_at=scale_at)
     dice: list[Detection] = []
     if params.read_dice:
         try:
