@@ -19,6 +19,9 @@ from tools.fixturegen.scenes import sample_scene
 
 ROOT = Path(__file__).resolve().parents[2]
 SPLITS = {"dev": 220, "test": 100}
+TRAIN_SPLIT = "train"
+"""Extra scenes for training only (``--split train --limit N --feature ...``), never committed:
+written under ``--out``, which must then lie outside ``fixtures/``."""
 
 
 def blender_choice(index: int, count: int) -> bool:
@@ -29,12 +32,13 @@ def blender_choice(index: int, count: int) -> bool:
 
 
 def build_scenes(out: Path, work: Path, seed: int, blender: int, only: str, splits: list[str], limit: int | None,
-                 missing_only: bool = False, samples: int = 8) -> None:
+                 missing_only: bool = False, samples: int = 8, force: tuple[str, ...] = ()) -> None:
     """Render the single scenes of ``splits`` and write each split's ``labels.json``."""
     from tools.fixturegen.blender_job import blender_python
 
     have_blender = blender_python() is not None
-    order = [(split, i) for split in splits for i in range(SPLITS[split] if limit is None else min(limit, SPLITS[split]))]
+    counts = {split: SPLITS.get(split, limit or 0) for split in splits}
+    order = [(split, i) for split in splits for i in range(counts[split] if limit is None else min(limit, counts[split]))]
     if only == "blender":
         # Interleave the splits so a pass cut short leaves both with Blender scenes.
         order.sort(key=lambda si: (si[1], si[0]))
@@ -43,7 +47,7 @@ def build_scenes(out: Path, work: Path, seed: int, blender: int, only: str, spli
         folder.mkdir(parents=True, exist_ok=True)
         side = work / "labels" / split
         side.mkdir(parents=True, exist_ok=True)
-        scene = sample_scene(i, split, seed)
+        scene = sample_scene(i, split, seed, force)
         moving = any("moving" in t.flags for t in scene.things)
         wants_blender = blender_choice(i, blender) and not moving
         renderer = "blender" if wants_blender and have_blender else "procedural"
@@ -90,7 +94,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="render only this whole game, e.g. flip_fl_t1 (repeatable; implies --games)")
     ap.add_argument("--index", action="store_true", help="only rebuild the scenes' labels.json from the work folder")
     ap.add_argument("--only", choices=["any", "blender", "procedural"], default="any", help="render only one renderer's scenes")
-    ap.add_argument("--split", choices=list(SPLITS), action="append", help="limit to one split (repeatable)")
+    ap.add_argument("--split", choices=[*SPLITS, TRAIN_SPLIT], action="append",
+                    help=f"limit to one split (repeatable); {TRAIN_SPLIT!r}: extra training scenes, needs --limit and an --out outside fixtures/")
+    ap.add_argument("--feature", action="append", default=[], metavar="NAME",
+                    help="add this scene feature to every scene, e.g. d8_dice (repeatable; for training splits)")
     ap.add_argument("--limit", type=int, default=None, help="at most this many scenes per split (a quick look)")
     ap.add_argument("--blender", type=int, default=max(SPLITS.values()),
                     help="Blender draws the settled scenes among the first N of each split (default: all; 0: none)")
@@ -102,9 +109,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=ROOT / "build" / "fixturegen")
     args = ap.parse_args(argv)
     splits = args.split or list(SPLITS)
+    if TRAIN_SPLIT in splits:
+        if args.limit is None:
+            ap.error(f"--split {TRAIN_SPLIT} needs --limit N (how many scenes)")
+        if args.out.resolve() == (ROOT / "fixtures").resolve() or args.games or args.all:
+            ap.error(f"--split {TRAIN_SPLIT} scenes are never committed: give --out outside fixtures/, without --all/--games")
     start = time.monotonic()
     if args.all or args.scenes:
-        build_scenes(args.out, args.work, args.seed, args.blender, args.only, splits, args.limit, args.missing, args.samples)
+        build_scenes(args.out, args.work, args.seed, args.blender, args.only, splits, args.limit, args.missing, args.samples,
+                     tuple(args.feature))
     if args.all or args.games or args.game:
         from tools.fixturegen.games import build_games
 

@@ -149,10 +149,15 @@ def flat(spec: dict[str, Any], x: float, y: float, yaw: float, base: float = 0.0
     return place_flat(spec["oid"], spec["kind"], spec["value"], spec["style"], x, y, yaw, base)
 
 
-def sample_scene(index: int, split: str, seed: int) -> Scene:
-    """The ``index``-th scene of ``split``; the same arguments always give the same scene."""
+def sample_scene(index: int, split: str, seed: int, force: tuple[str, ...] = ()) -> Scene:
+    """The ``index``-th scene of ``split``; the same arguments always give the same scene.
+
+    ``force`` adds features to every scene (a training split rich in, say, d8 dice)."""
+    unknown = set(force) - set(FEATURES)
+    if unknown:
+        raise ValueError(f"unknown scene features {sorted(unknown)}; known: {', '.join(FEATURES)}")
     rng = random.Random(f"{seed}:{split}:{index}")
-    feats = {FEATURES[(index * 3 + (split == "test")) % len(FEATURES)]}
+    feats = {FEATURES[(index * 3 + (split == "test")) % len(FEATURES)]} | set(force)
     if rng.random() < 0.6:
         feats.add(rng.choice(FEATURES))
     game = rng.choice(["seven_pennies", "seven_pennies", "tko", "sevens", "pennywise", "flip"])
