@@ -7,10 +7,11 @@ Usage::
 Prints, for all photos, per group (colour trays, grey close-ups, grey oblique) and per
 split (``trained``: the part tools/train_dice.py learns from; ``validation``: kept out of
 training to fit ``DiceParams.confident_at`` on; ``held-out``: never seen), and for the
-rendered fixtures' held-back test part (flat d6 must be read; a confident read of a d8 or
-a cocked d6 is a confident wrong read; moving or occluded dice are owed no read):
-recall, precision, value accuracy, share of dice read right, confident wrong reads, a
-confusion matrix, and the median milliseconds per 1280x960 frame on one core.
+rendered fixtures' held-back test part (flat d6 and d8 must be read, kind and face; a cocked
+die must be reported cocked, and a confident face on it is a confident wrong read; moving or
+occluded dice are owed no read): recall, precision, value accuracy, share of dice read
+right, confident wrong reads, a confusion matrix, the share of cocked dice reported cocked,
+and the median milliseconds per 1280x960 frame on one core.
 With ``--failures`` it writes one overlay picture per photo with a failure
 (blue: label, green: confident read, orange: unsure read, red cross: missed).
 """
@@ -31,6 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from vision._dice_net import read_class  # noqa: E402
 from vision._dice_split import group_of, is_held_out, is_validation  # noqa: E402
 from vision.dice import CONFIDENT, DiceParams, draw_dice, find_dice  # noqa: E402
 from vision.types import Detection  # noqa: E402
@@ -71,7 +73,9 @@ class Tally:
         self.right = 0
         self.confident = 0
         self.confident_wrong = 0
-        self.confusion = np.zeros((7, 8), np.int64)  # label 1..6 x read None,1..6,missed
+        self.confusion = np.zeros((7, 8), np.int64)  # d6 label 1..6 x read None,1..6,missed
+        self.cocked = 0
+        self.cocked_reported = 0
 
     def line(self, name: str) -> str:
         """One row of the table."""
@@ -124,10 +128,11 @@ def score_photo(
 ) -> None:
     """Read one photo and add it to the tallies named by ``keys``.
 
-    ``labels`` are the dice that must be read (flat, unhidden d6); ``others`` are dice that
-    must not be read with confidence (d8, cocked, moving or occluded d6, in the fixtures):
-    a read on one of them is neither found nor a false die, unless it is confident and
-    the die is a d8 or cocked, which counts as a confident wrong read.
+    ``labels`` are the dice that must be read (flat, unhidden d6 and d8), kind and face;
+    ``others`` are dice owed no read (cocked, moving or occluded, in the fixtures): a read on
+    one of them is neither found nor a false die, unless it is a confident face on a cocked
+    die, which counts as a confident wrong read. The first key's tally also counts cocked
+    dice reported as cocked, and ``{key}:d6`` / ``{key}:d8`` tallies the labels of each kind.
     """
     found = find_dice(img, params)
     pairs = match(labels, found)
@@ -144,14 +149,26 @@ def score_photo(
         t.labels += len(labels)
         t.found += n_found
         t.matched += len(pairs)
+    for o in others:
+        if "cocked" in o.get("flags", []):
+            tallies[keys[0]].cocked += 1
+    for j, o in on_other.items():
+        if "cocked" in o.get("flags", []) and "cocked" in found[j].flags:
+            tallies[keys[0]].cocked_reported += 1
     for i, lab in enumerate(labels):
         v = int(lab["value"])
         j = matched_l.get(i)
-        read = None if j is None else found[j].value
-        col = 7 if j is None else (0 if read is None else int(read))
-        for k in keys:
+        read = None if j is None or found[j].kind != lab["kind"] else found[j].value
+        if j is not None and found[j].kind != lab["kind"]:
+            read = -1  # the wrong kind of die: a wrong read, whatever the face
+        col = 7 if j is None else (0 if read is None or read < 0 else int(read))
+        kind_key = f"{keys[0]}:{lab['kind']}"
+        tallies[kind_key].labels += 1
+        tallies[kind_key].matched += int(j is not None)
+        for k in [*keys, kind_key]:
             t = tallies[k]
-            t.confusion[v, col] += 1
+            if lab["kind"] == "d6":
+                t.confusion[v, col] += 1
             if read is not None:
                 t.valued += 1
                 t.right += int(read == v)
@@ -163,11 +180,12 @@ def score_photo(
         if d.confidence >= CONFIDENT:
             if j in on_other:
                 o = on_other[j]
-                if o["kind"] == "d6" and "cocked" not in o.get("flags", []):
-                    continue  # moving or occluded: no read is owed, none is held against it
+                if "cocked" not in o.get("flags", []) or d.value is None:
+                    continue  # moving or occluded, or a cocked die reported cocked: no read is owed
                 wrong = True
             else:
-                wrong = j not in matched_f or d.value != int(labels[[i for i, jj in pairs if jj == j][0]]["value"])
+                lab = labels[[i for i, jj in pairs if jj == j][0]] if j in matched_f else None
+                wrong = lab is None or d.kind != lab["kind"] or d.value != int(lab["value"])
             for k in keys:
                 tallies[k].confident += 1
                 tallies[k].confident_wrong += int(wrong)
@@ -188,7 +206,7 @@ def score_photo(
 def fit_confident(data: Path, fixtures_dev: Path, params: DiceParams, wrong_share: float = 0.005) -> float:
     """The lowest raw read probability above which, on each validation part (dice-rune55's and
     the fixtures dev part's, ``is_validation``: never trained on), at most ``wrong_share`` of the
-    reads are wrong (wrong face, no die, a d8 or a cocked die). Prints it and returns it."""
+    reads are wrong (wrong kind or face, no die, a face on a cocked die). Prints it and returns it."""
     parts: dict[str, list[tuple[float, bool]]] = {"dice-rune55": [], "fixtures dev": []}
     sources = [("dice-rune55", data, json.loads((data / "labels.json").read_text()))]
     sources.append(("fixtures dev", fixtures_dev, json.loads((fixtures_dev / "labels.json").read_text())))
@@ -198,8 +216,8 @@ def fit_confident(data: Path, fixtures_dev: Path, params: DiceParams, wrong_shar
                 continue
             img = cv2.imread(str(folder / e["image"]), cv2.IMREAD_COLOR)
             dice = [o for o in e["objects"] if o["kind"] in ("d6", "d8")]
-            labels = [o for o in dice if o["kind"] == "d6" and not o.get("flags")]
-            others = [o for o in dice if not (o["kind"] == "d6" and not o.get("flags"))]
+            labels = [o for o in dice if not o.get("flags")]
+            others = [o for o in dice if o.get("flags")]
             found = find_dice(img, params)
             by_found = {j: i for i, j in match(labels, found)}
             rest = [j for j in range(len(found)) if j not in by_found]
@@ -207,10 +225,14 @@ def fit_confident(data: Path, fixtures_dev: Path, params: DiceParams, wrong_shar
             for j, d in enumerate(found):
                 if d.extra["much_smaller"]:
                     continue  # never confident, whatever its probability
-                face = int(np.argmax(d.extra["face_logits"])) + 1
+                logits = d.extra["face_logits"]
+                kind, face = read_class(int(np.argmax(logits)) + 1, len(logits) + 1)
                 if j in by_found:
-                    ok = face == int(labels[by_found[j]]["value"])
-                elif j in on_other and on_other[j]["kind"] == "d6" and "cocked" not in on_other[j]["flags"]:
+                    lab = labels[by_found[j]]
+                    ok = kind == lab["kind"] and face == int(lab["value"])
+                elif j in on_other and "cocked" in on_other[j]["flags"]:
+                    ok = kind == "cocked"
+                elif j in on_other:
                     continue  # moving or occluded: owed no read
                 else:
                     ok = False
@@ -232,6 +254,59 @@ def fit_confident(data: Path, fixtures_dev: Path, params: DiceParams, wrong_shar
     return best
 
 
+def game_enrolment(games: Path, params: DiceParams) -> None:
+    """Learning the table's dice on the fixture games (one table each): the dice of each game's
+    first frame with dice are confirmed from its labels and learned (``vision.enrol.enrol_dice``),
+    then every later frame is read with and without what was learned. Prints recall, precision
+    and dice read right for both (games without dice are skipped)."""
+    from vision._coin_split import rendered_scale
+    from vision.enrol import enrol_dice
+
+    print("\nlearning the table's dice on the fixture games (first throw learned, the rest measured):")
+    for folder in sorted(p for p in games.iterdir() if (p / "game.json").is_file()):
+        frames = json.loads((folder / "game.json").read_text())["frames"]
+        with_dice = [f for f in frames if any(o["kind"] in ("d6", "d8") for o in f["objects"])]
+        if len(with_dice) < 2:
+            continue
+        confirmed: list[Detection] = []
+        while with_dice and not confirmed:  # the first settled throw: a throw in flight has no faces
+            first = with_dice.pop(0)
+            img = cv2.imread(str(folder / first["image"]), cv2.IMREAD_COLOR)
+            scale = rendered_scale(first)
+            found = find_dice(img, params, mm_per_px=scale)
+            dice = [o for o in first["objects"] if o["kind"] in ("d6", "d8") and not o.get("flags")]
+            confirmed = [replace(found[j], kind=dice[i]["kind"], value=int(dice[i]["value"])) for i, j in match(dice, found)]
+        if not confirmed:
+            continue
+        profile = enrol_dice([(scale, confirmed)])
+        rows = {}
+        for name, p in (("without", params), ("learned", profile.dice_params(params))):
+            t = Tally()
+            for f in with_dice:
+                fimg = cv2.imread(str(folder / f["image"]), cv2.IMREAD_COLOR)
+                all_dice = [o for o in f["objects"] if o["kind"] in ("d6", "d8")]
+                labels = [o for o in all_dice if not o.get("flags")]
+                others = [o for o in all_dice if o.get("flags")]
+                reads = find_dice(fimg, p, mm_per_px=rendered_scale(f))
+                pairs = match(labels, reads)
+                rest = [j for j in range(len(reads)) if j not in {jj for _, jj in pairs}]
+                on_other = len(match(others, [reads[j] for j in rest]))
+                t.labels += len(labels)
+                t.matched += len(pairs)
+                t.found += len(reads) - on_other
+                t.right += sum(reads[j].kind == labels[i]["kind"] and reads[j].value == int(labels[i]["value"])
+                               for i, j in pairs)
+            rows[name] = t
+        w, lrn = rows["without"], rows["learned"]
+
+        def pct(a: int, b: int) -> str:
+            return f"{100.0 * a / b:5.1f}%" if b else "  -  "
+        print(f"  {folder.name:<18} {len(confirmed)} dice learned {profile.kinds} {profile.size_mm and tuple(round(v, 1) for v in profile.size_mm)} mm;"
+              f" {w.labels} dice after: recall {pct(w.matched, w.labels)} -> {pct(lrn.matched, lrn.labels)},"
+              f" precision {pct(w.matched, w.found)} -> {pct(lrn.matched, lrn.found)},"
+              f" read right {pct(w.right, w.labels)} -> {pct(lrn.right, lrn.labels)}")
+
+
 def main() -> None:
     """Run the benchmark and print the figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -241,6 +316,8 @@ def main() -> None:
     ap.add_argument("--fixtures", type=Path, default=Path("fixtures/scenes/test"),
                     help="rendered fixture scenes measured too (the held-back test part by default)")
     ap.add_argument("--no-fixtures", action="store_true", help="measure dice-rune55 only")
+    ap.add_argument("--games", type=Path, default=Path("fixtures/games"),
+                    help="fixture games on which learning the table's dice is measured")
     ap.add_argument("--fit-temperature", action="store_true",
                     help="fit DiceParams.temperature on the trained part's matched reads, print it, stop")
     ap.add_argument("--fit-confident", action="store_true",
@@ -294,10 +371,10 @@ def main() -> None:
             if img is None:
                 raise FileNotFoundError(args.fixtures / e["image"])
             dice = [o for o in e["objects"] if o["kind"] in ("d6", "d8")]
-            labels = [o for o in dice if o["kind"] == "d6" and not o.get("flags")]
-            others = [o for o in dice if not (o["kind"] == "d6" and not o.get("flags"))]
+            labels = [o for o in dice if not o.get("flags")]
+            others = [o for o in dice if o.get("flags")]
             key = f"fixtures/{args.fixtures.name}"
-            fixture_keys = [key, f"{key}/procedural", f"{key}/blender"]
+            fixture_keys = [key, f"{key}/procedural", f"{key}/blender", f"{key}:d6", f"{key}:d8"]
             keys = [key, f"{key}/{e.get('renderer', 'procedural')}"]
             score_photo(img, e["image"], labels, others, params, keys, tallies, wrong_notes, args.failures)
 
@@ -313,10 +390,16 @@ def main() -> None:
             print(f"  {v}: " + " ".join(f"{n:5d}" for n in tallies[k].confusion[v]))
     print("\nconfident: reads with confidence >= CONFIDENT =", CONFIDENT)
     print("confident reads: " + ", ".join(f"{k} {tallies[k].confident}" for k in order[:4] + fixture_keys[:1]))
-    print("cwr/dice: confident wrong reads (wrong face, or no die) per labelled die; cwr/conf: per confident read")
+    print("cwr/dice: confident wrong reads (wrong kind or face, or no die) per labelled die; cwr/conf: per confident read")
+    if fixture_keys:
+        t = tallies[fixture_keys[0]]
+        print(f"cocked dice reported cocked ({fixture_keys[0]}): {t.cocked_reported} of {t.cocked}")
     print(f"\nwrong faces ({len(wrong_notes)}):")
     for n in wrong_notes[:40]:
         print("  " + n)
+
+    if args.fixtures is not None:
+        game_enrolment(args.games, params)
 
     # Speed: photos scaled to 1280x960, colour trays (the most dice), one core.
     frames = [e for e in entries if group_of(e["image"]) == "colour_tray"][: args.timing_frames]

@@ -57,9 +57,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import vision._dice_net as dice_net  # noqa: E402
 from vision._dice_net import (  # noqa: E402
+    COCKED_CLASS,
+    D8_FIRST_CLASS,
     DET_STRIDE,
     PIPS,
     NUM_READ_CLASSES,
+    READ_CLASSES_D8,
     crop_patch,
     reader_input,
 )
@@ -93,14 +96,31 @@ def load(data: Path, held_out: bool) -> list[tuple[np.ndarray, np.ndarray, np.nd
     return out
 
 
-def load_fixtures(folder: Path) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def fixture_class(obj: dict, classes: int) -> int:
+    """The reader class a rendered fixture object teaches, or -1 for one not taught either way.
+
+    Six-sided-only reader (``NUM_READ_CLASSES``): the face for a flat d6; 0 ("not a die
+    face") for a d8 or a coin (the finder sometimes takes a coin for a die); -1 for a cocked,
+    moving or occluded d6. With ``READ_CLASSES_D8``: a flat d8's face is its own class,
+    and a cocked die (of either kind) is ``COCKED_CLASS``; moving or hidden dice stay -1.
+    """
+    kind, flags = obj["kind"], set(obj.get("flags") or ())
+    if kind not in ("d6", "d8") or (kind == "d8" and classes == NUM_READ_CLASSES):
+        return 0
+    if flags == {"cocked"} and classes == READ_CLASSES_D8:
+        return COCKED_CLASS
+    if flags:
+        return -1
+    return int(obj["value"]) if kind == "d6" else D8_FIRST_CLASS + int(obj["value"]) - 1
+
+
+def load_fixtures(folder: Path, classes: int = NUM_READ_CLASSES) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(image, boxes, values) for the project's rendered fixture scenes in ``folder``.
 
-    Only the dev part may be passed here (fixtures/scenes/test is held back for measuring).
-    Values: the face for a flat d6; 0 ("not a d6 face") for a d8 or a coin (the finder
-    sometimes takes a coin for a die); -1 for a cocked, moving
-    or occluded d6, which the reader is not taught either way (but random negatives keep
-    away from it).
+    Only the dev part, or training scenes rendered apart (``python -m tools.fixturegen
+    --split train``), may be passed here (fixtures/scenes/test is held back for measuring).
+    Values are reader classes (:func:`fixture_class`); random negatives keep away from the
+    dice taught neither way. The finder learns every die as a die, and nothing else.
     """
     if folder.name == "test":
         raise ValueError(f"{folder} is the held-back fixtures part: never train on it")
@@ -109,15 +129,13 @@ def load_fixtures(folder: Path) -> list[tuple[np.ndarray, np.ndarray, np.ndarray
         if is_validation(entry["image"]):
             continue  # kept for calibrating confidence
         dice = [o for o in entry["objects"] if o.get("bbox")]
-        if not any(o["kind"] == "d6" for o in dice):
+        if not any(o["kind"] in ("d6", "d8") for o in dice):
             continue
         img = cv2.imread(str(folder / entry["image"]), cv2.IMREAD_COLOR)
         if img is None:
             raise FileNotFoundError(folder / entry["image"])
         boxes = np.array([o["bbox"] for o in dice], np.float32).reshape(-1, 4)
-        values = np.array(
-            [0 if o["kind"] != "d6" else (-1 if o.get("flags") else int(o["value"])) for o in dice], np.int64
-        )
+        values = np.array([fixture_class(o, classes) for o in dice], np.int64)
         out.append((img, boxes, values))
     return out
 
@@ -235,7 +253,7 @@ def finder_sample(
 ) -> tuple[np.ndarray, np.ndarray]:
     """One augmented finder input (3xSxS float) and its target (6 x S/4 x S/4: heat, off, size, mask)."""
     img, boxes, values = item
-    boxes = boxes[values != 0]  # a d8 or a coin is not a six-sided die
+    boxes = boxes[values != 0]  # a coin (or, for a six-sided-only reader, a d8) is no die
     # Scale so this photo's dice span about 7..110 finder pixels: the finder then runs at
     # two input sizes (DiceParams.det_long_sides) to cover small dice and close-ups alike.
     med = float(np.median(np.maximum(boxes[:, 2], boxes[:, 3]))) if len(boxes) else 60.0
@@ -429,7 +447,7 @@ class Reader(nn.Module):  # type: ignore[misc]
     (``width``, 2 x ``width``, 4 x ``width`` channels), each halving the crop, then a small
     dense head that still knows where on the face each pip is."""
 
-    def __init__(self, width: int = 16, crop: int = 32) -> None:
+    def __init__(self, width: int = 16, crop: int = 32, classes: int = NUM_READ_CLASSES) -> None:
         super().__init__()
         w = width
         self.f = nn.Sequential(
@@ -446,7 +464,7 @@ class Reader(nn.Module):  # type: ignore[misc]
             nn.Dropout(0.2),
             nn.Linear(4 * w * (crop // 8) ** 2, 64),
             nn.ReLU(inplace=True),
-            nn.Linear(64, NUM_READ_CLASSES),
+            nn.Linear(64, classes),
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -487,8 +505,12 @@ def main() -> None:
                     help="reader crop side over the die box side (vision._dice_net.CROP_SCALE must then match)")
     ap.add_argument("--reader-width", type=int, default=16, help="channels of the reader's first stage")
     ap.add_argument("--only", choices=("finder", "reader"), help="train and export one network only")
+    ap.add_argument("--classes", type=int, choices=(NUM_READ_CLASSES, READ_CLASSES_D8), default=READ_CLASSES_D8,
+                    help="reader classes: 7 (d6 faces) or 16 (d6 and d8 faces and cocked dice)")
     ap.add_argument("--fixtures", type=Path, action="append", default=[],
                     help="also learn from these rendered fixture folders (fixtures/scenes/dev; never test)")
+    ap.add_argument("--photo-repeat", type=int, default=1,
+                    help="how many times each dice-rune55 photo is listed among the training photos")
     ap.add_argument("--fixture-repeat", type=int, default=1,
                     help="how many times each fixture scene is listed among the training photos")
     args = ap.parse_args()
@@ -500,18 +522,27 @@ def main() -> None:
     dice_net.CROP_SIZE = args.crop_size  # crop_patch and reader_input read these at call time
     dice_net.CROP_SCALE = args.crop_scale
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    train = load(args.data, held_out=False)
+    train = load(args.data, held_out=False) * args.photo_repeat
     test = load(args.data, held_out=True)
     print(f"trained part {len(train)} photos, held-out part {len(test)} (not used)", flush=True)
     for folder in args.fixtures:
-        scenes = load_fixtures(folder)
+        scenes = load_fixtures(folder, args.classes)
         train += scenes * args.fixture_repeat
         print(f"fixtures {folder}: {len(scenes)} scenes x {args.fixture_repeat}", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
 
     def loop(model: nn.Module, fn, steps: int, bs: int, lossf, name: str) -> None:  # type: ignore[no-untyped-def]
         if args.init is not None and args.init.name.startswith(f"dice_{name}"):
-            model.load_state_dict(torch.load(args.init))
+            state = torch.load(args.init)
+            own = model.state_dict()
+            for key, value in state.items():
+                if own[key].shape != value.shape:
+                    # A reader grown from 7 to 16 classes keeps its old classes' weights.
+                    rows = min(own[key].shape[0], value.shape[0])
+                    grown = own[key].clone()
+                    grown[:rows] = value[:rows]
+                    state[key] = grown
+            model.load_state_dict(state)
             print("started from", args.init, flush=True)
         model.to(dev).train()
         dl = torch.utils.data.DataLoader(
@@ -536,7 +567,7 @@ def main() -> None:
         loop(finder, finder_sample, args.finder_steps, args.finder_batch, finder_loss, "finder")
         jobs.append((finder, "dice_finder.onnx", (1, 3, 384, 512)))
     if args.only in (None, "reader"):
-        reader = Reader(args.reader_width, args.crop_size)
+        reader = Reader(args.reader_width, args.crop_size, args.classes)
         loop(reader, reader_sample, args.reader_steps, args.reader_batch,
              lambda p, y: F.cross_entropy(p, y, label_smoothing=0.02), "reader")
         jobs.append((reader, "dice_reader.onnx", (1, 3, args.crop_size, args.crop_size)))
@@ -552,7 +583,7 @@ def main() -> None:
         print("wrote", args.out / name, (args.out / name).stat().st_size, "bytes", flush=True)
         if name.startswith("dice_reader"):
             meta = {"crop_size": args.crop_size, "crop_scale": args.crop_scale, "width": args.reader_width,
-                    "steps": args.reader_steps, "seed": args.seed,
+                    "steps": args.reader_steps, "seed": args.seed, "classes": args.classes,
                     "fixtures": [str(f) for f in args.fixtures]}
             (args.out / "dice_reader.json").write_text(json.dumps(meta, indent=1) + "\n")
 

@@ -6,8 +6,9 @@ Two small networks read dice (trained by ``tools/train_dice.py``, run with ``cv2
   pixels and returns, every ``DET_STRIDE`` pixels, a die-centre score, a sub-cell offset
   and the logarithm of the box size (CenterNet-style, one class);
 * the *reader* looks at one square crop per found die, ``CROP_SIZE`` pixels a side, cut
-  from the full-resolution frame, and returns 7 logits: class 0 "not a die face", then
-  faces 1..6.
+  from the full-resolution frame, and returns one logit per class: class 0 "not a die face",
+  then a six-sided die's faces 1..6; a reader with ``READ_CLASSES_D8`` classes goes on with an
+  eight-sided die's faces 1..8 and "a cocked die" (see :func:`read_class`).
 
 Training and run time must cut and normalise crops the same way, so both call these.
 """
@@ -28,7 +29,32 @@ CROP_SCALE = 1.3
 """Crop side as a multiple of the die box's longer side (the face plus a margin), unless the
 model's ``dice_reader.json`` says otherwise."""
 NUM_READ_CLASSES = 7
-"""Reader outputs: 0 = not a die face, 1..6 = the face up."""
+"""Reader outputs of a six-sided-only reader: 0 = not a die face, 1..6 = the face up."""
+READ_CLASSES_D8 = 16
+"""Reader outputs of a reader that also knows eight-sided and cocked dice: 0 = not a die
+face, 1..6 = a d6's face up, 7..14 = a d8's face 1..8 up, 15 = a cocked die (of either kind)."""
+D8_FIRST_CLASS = 7
+"""The class of a d8 showing 1 (face ``v`` is ``D8_FIRST_CLASS + v - 1``)."""
+COCKED_CLASS = 15
+"""The class of a die resting on another or on an edge, so that no face is up."""
+
+
+def read_class(index: int, num_classes: int) -> tuple[str, int | None]:
+    """What reader class ``index`` means: (``"none"``, None), (``"d6"``, face), (``"d8"``, face)
+    or (``"cocked"``, None).
+
+    >>> read_class(3, 7), read_class(9, 16), read_class(15, 16)
+    (('d6', 3), ('d8', 3), ('cocked', None))
+    """
+    if num_classes not in (NUM_READ_CLASSES, READ_CLASSES_D8) or not 0 <= index < num_classes:
+        raise ValueError(f"reader class {index} of {num_classes}: readers have {NUM_READ_CLASSES} or {READ_CLASSES_D8} classes")
+    if index == 0:
+        return "none", None
+    if index < D8_FIRST_CLASS:
+        return "d6", index
+    if index < COCKED_CLASS:
+        return "d8", index - D8_FIRST_CLASS + 1
+    return "cocked", None
 PIPS: dict[int, list[tuple[float, float]]] = {
     1: [(0.5, 0.5)],
     2: [(0.25, 0.25), (0.75, 0.75)],

@@ -1,12 +1,13 @@
-"""Find six-sided dice in a frame and read the face up.
+"""Find dice in a frame and read the face up.
 
 Two small networks, trained by ``tools/train_dice.py`` and shipped in
 ``vision/models/``, run with OpenCV's own DNN module (no other runtime):
 
 1. the finder scores every 4th pixel of the frame, scaled down so its long side is
    each of ``DiceParams.det_long_sides``, as "centre of a die's top face", with the box size;
-2. the reader looks at a 32x32 crop of each found die, cut from the full-resolution
-   frame, and says "not a die face" or the face 1..6.
+2. the reader looks at a small square crop of each found die, cut from the full-resolution
+   frame, and says "not a die face", a six-sided die's face 1..6, and (a reader trained with
+   16 classes) an eight-sided die's face 1..8 by its numeral, or "cocked" (no face up).
 
 Any colour, light or dark pips, touching dice: both networks learned with colour
 turned, swapped and inverted, and the finder separates touching dice by their centres.
@@ -30,7 +31,10 @@ import numpy.typing as npt
 from vision._dice_net import (
     CROP_SCALE,
     CROP_SIZE,
+    COCKED_CLASS,
+    D8_FIRST_CLASS,
     NUM_READ_CLASSES,
+    READ_CLASSES_D8,
     crop_patch,
     decode_finder,
     finder_blob,
@@ -95,6 +99,13 @@ class DiceParams:
     validation photos set 0.9989, the fixtures dev validation scenes 0.9842."""
     model_dir: Path = MODEL_DIR
     """Folder with ``dice_finder.onnx``, ``dice_reader.onnx`` and ``dice_reader.json``."""
+    size_mm: tuple[float, float] = DIE_MM_RANGE
+    """Box sizes in millimetres a found die may have when the scale is known (a table whose
+    dice were learned narrows it: ``vision.enrol.DiceProfile``)."""
+    kinds: tuple[str, ...] | None = None
+    """The kinds of die this table holds (Sevens: ``("d6",)``; Seven Pennies with eight-sided
+    dice: ``("d8",)``), or ``None`` for any. A die is then read as one of these only. A reader
+    that knows no d8 finds the dice of a d8 table but never reads their face."""
 
 
 _local = threading.local()
@@ -108,6 +119,8 @@ class _Models:
     """The reader's input side, pixels (``dice_reader.json``, else ``CROP_SIZE``)."""
     crop_scale: float
     """The reader's crop side over the die box side (``dice_reader.json``, else ``CROP_SCALE``)."""
+    classes: int = NUM_READ_CLASSES
+    """The reader's classes (``dice_reader.json``): 7 for six-sided dice only, 16 with d8 and cocked."""
 
 
 def _nets(model_dir: Path) -> _Models:
@@ -124,16 +137,19 @@ def _nets(model_dir: Path) -> _Models:
         for path in (finder_path, reader_path):
             if not path.is_file():
                 raise FileNotFoundError(f"dice model missing: {path} (train it with tools/train_dice.py)")
-        crop_size, crop_scale = CROP_SIZE, CROP_SCALE
+        crop_size, crop_scale, classes = CROP_SIZE, CROP_SCALE, NUM_READ_CLASSES
         meta_path = reader_path.with_suffix(".json")
         if meta_path.is_file():
             try:
                 meta = json.loads(meta_path.read_text())
                 crop_size, crop_scale = int(meta["crop_size"]), float(meta["crop_scale"])
+                classes = int(meta.get("classes", NUM_READ_CLASSES))
             except (ValueError, KeyError, TypeError) as exc:
                 raise ValueError(f"{meta_path}: needs numbers crop_size and crop_scale ({exc})") from None
+            if classes not in (NUM_READ_CLASSES, READ_CLASSES_D8):
+                raise ValueError(f"{meta_path}: classes must be {NUM_READ_CLASSES} or {READ_CLASSES_D8}, got {classes}")
         models = _Models(cv2.dnn.readNetFromONNX(str(finder_path)), cv2.dnn.readNetFromONNX(str(reader_path)),
-                         crop_size, crop_scale)
+                         crop_size, crop_scale, classes)
         cache[model_dir] = models
     return models
 
@@ -189,12 +205,13 @@ def _same_die(
 def find_dice(
     frame: npt.NDArray[np.uint8], params: DiceParams = DiceParams(), mm_per_px: float | None = None
 ) -> list[Detection]:
-    """Every six-sided die in ``frame`` (BGR uint8, or grey) with its face up.
+    """Every die in ``frame`` (BGR uint8, or grey) with its kind and face up.
 
-    ``value`` is the face 1..6, or ``None`` when the read is unsure; ``confidence`` is the
-    reader's probability of that face (``CONFIDENT`` and above is meant to be almost never
-    wrong). When ``mm_per_px`` is known, candidates whose size cannot be a die are dropped.
-    The frame is not modified.
+    ``kind`` is ``d6`` or (with a reader that knows them) ``d8``; ``value`` is the face, or
+    ``None`` when the read is unsure or the die is cocked (``flags`` then holds ``"cocked"``);
+    ``confidence`` is the reader's probability of that read (``CONFIDENT`` and above is meant
+    to be almost never wrong). When ``mm_per_px`` is known, candidates whose size cannot be a
+    die are dropped. The frame is not modified.
 
     :raises ValueError: if ``frame`` is not a uint8 array of shape (H, W, 3) or (H, W),
         or ``mm_per_px`` is not positive.
@@ -202,7 +219,10 @@ def find_dice(
     frame = _check_frame(frame)
     if mm_per_px is not None and not mm_per_px > 0:
         raise ValueError(f"mm_per_px must be positive, got {mm_per_px}")
+    if params.kinds is not None and (not params.kinds or set(params.kinds) - {"d6", "d8"}):
+        raise ValueError(f"DiceParams.kinds must name some of d6, d8, got {params.kinds!r}")
     models = _nets(params.model_dir)
+    allowed = _allowed_classes(models.classes, params.kinds)
     finder, reader = models.finder, models.reader
     raw = []
     for long_side in params.det_long_sides:
@@ -217,7 +237,7 @@ def find_dice(
         if max(c[2], c[3]) < params.min_die_px:
             continue
         if mm_per_px is not None and not (
-            DIE_MM_RANGE[0] <= max(c[2], c[3]) * mm_per_px <= DIE_MM_RANGE[1]
+            params.size_mm[0] <= max(c[2], c[3]) * mm_per_px <= params.size_mm[1]
         ):
             continue
         if any(_same_die(c, k[1], params.overlap_iou) for k in cands):
@@ -234,7 +254,7 @@ def find_dice(
     turned = [np.ascontiguousarray(np.rot90(pt, k * step)) for k in range(turns) for pt in patches]
     reader.setInput(reader_input(turned))
     logits = (
-        np.asarray(reader.forward(), np.float32).reshape(turns, len(cands), NUM_READ_CLASSES).mean(axis=0)
+        np.asarray(reader.forward(), np.float32).reshape(turns, len(cands), models.classes).mean(axis=0)
     )
     e = np.exp(logits - logits.max(axis=1, keepdims=True))
     probs = e / e.sum(axis=1, keepdims=True)
@@ -245,12 +265,12 @@ def find_dice(
     for (score, (cx, cy, w, h)), p, lg in zip(cands, probs, logits):
         if p[0] > params.not_die_max:
             continue
-        # The face probability given that it is a die face at all, tempered...
-        fl = lg[1:] / params.temperature
+        # The read's probability given that it is a die at all, tempered...
+        fl = np.where(allowed[1:], lg[1:] / params.temperature, -np.inf)
         fp = np.exp(fl - fl.max())
         fp /= fp.sum()
-        face = int(np.argmax(fp)) + 1
-        # ...times the probability that it is a die face: kind and value together.
+        face = int(np.argmax(fp)) + 1  # a reader class: a d6's face, a d8's face or cocked
+        # ...times the probability that it is a die: kind and value together.
         read_prob = float(fp[face - 1] * (1.0 - p[0]))
         conf = _rescale(read_prob, params.confident_at)
         reads.append((read_prob >= params.min_value_prob, max(w, h), score, (cx, cy, w, h), p, lg, face, conf, read_prob))
@@ -274,6 +294,15 @@ def find_dice(
         small = size < params.small_ratio * median
         if small:
             readable = False  # much smaller than its neighbours: most often a pip, so unsure
+        kind, value, flags = _meaning(face, p, models.classes, params.kinds)
+        if models.classes == NUM_READ_CLASSES and params.kinds is not None and "d6" not in params.kinds:
+            kind, value, readable = params.kinds[0], None, False  # found, but this reader cannot read a d8
+        if flags and not (readable and conf >= CONFIDENT):
+            # A cocked die calls for a rethrow (G-3): reported only when sure, else it is an
+            # unsure read, and the players are asked (their choices include "cocked").
+            flags, readable = (), False
+        elif value is None:
+            readable = readable and bool(flags)  # a sure "cocked" keeps its confidence
 
         x0 = int(round(max(0.0, cx - w / 2)))
         y0 = int(round(max(0.0, cy - h / 2)))
@@ -281,23 +310,52 @@ def find_dice(
         y1 = int(round(min(float(fh), cy + h / 2)))
         found.append(
             Detection(
-                kind="d6",
-                value=face if readable else None,
+                kind=kind,
+                value=value if readable else None,
                 bbox=(x0, y0, x1 - x0, y1 - y0),
                 confidence=conf if readable else 0.0,
                 center=(float(cx), float(cy)),
                 position_mm=None,
+                flags=flags,
                 extra={
                     "finder_score": round(float(score), 3),
                     "not_die": round(float(p[0]), 3),
                     "face_logits": [round(float(v), 3) for v in lg[1:]],
                     "size_px": round(float(max(w, h)), 1),
                     "read_prob": round(read_prob, 4),
+                    "read_class": "cocked" if face == COCKED_CLASS and models.classes == READ_CLASSES_D8 else kind,
                     "much_smaller": small,
                 },
             )
         )
     return found
+
+
+def _allowed_classes(classes: int, kinds: tuple[str, ...] | None) -> npt.NDArray[np.bool_]:
+    """Which reader classes a table holding ``kinds`` of die can show (all for ``None``)."""
+    allowed = np.ones(classes, bool)
+    if kinds is None:
+        return allowed
+    if "d6" not in kinds and classes == READ_CLASSES_D8:
+        allowed[1:D8_FIRST_CLASS] = False
+    if "d8" not in kinds and classes == READ_CLASSES_D8:
+        allowed[D8_FIRST_CLASS:COCKED_CLASS] = False
+    return allowed
+
+
+def _meaning(
+    cls: int, probs: npt.NDArray[np.float32], classes: int, kinds: tuple[str, ...] | None = None
+) -> tuple[str, int | None, tuple[str, ...]]:
+    """(kind, face, flags) of the reader class ``cls``; for "cocked", the table's one kind of
+    die, else the kind whose faces the reader found likelier."""
+    if classes == NUM_READ_CLASSES or cls < D8_FIRST_CLASS:
+        return "d6", cls, ()
+    if cls < COCKED_CLASS:
+        return "d8", cls - D8_FIRST_CLASS + 1, ()
+    if kinds is not None and len(set(kinds)) == 1:
+        return kinds[0], None, ("cocked",)
+    d8 = float(probs[D8_FIRST_CLASS:COCKED_CLASS].sum()) > float(probs[1:D8_FIRST_CLASS].sum())
+    return ("d8" if d8 else "d6"), None, ("cocked",)
 
 
 def draw_dice(frame: npt.NDArray[np.uint8], dice: list[Detection]) -> npt.NDArray[np.uint8]:

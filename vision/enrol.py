@@ -1,4 +1,4 @@
-"""Learning this table ("learn this table"): adapt the coin reader to the table's own coins.
+"""Learning this table ("learn this table"): adapt the readers to the table's own coins and dice.
 
 At setup the players throw the table's coins, the reader shows what it found, and the
 players confirm or correct each coin's kind and face on the tablet. :func:`enrol_coins`
@@ -10,7 +10,11 @@ turns those confirmed photos into a small :class:`CoinProfile`:
 - how this camera measures each kind's diameter (a dark rim or a shadow can add a few
   per cent), so sizes compare truly.
 
-The profile is a plain ``.npz`` file (:meth:`CoinProfile.save`, :meth:`CoinProfile.load`).
+Confirmed dice make a :class:`DiceProfile` (:func:`enrol_dice`): the table's kinds of die and
+how large the camera sees them, so the dice reader reads only those kinds and drops candidates
+of no die's size.
+
+The coin profile is a plain ``.npz`` file (:meth:`CoinProfile.save`, :meth:`CoinProfile.load`).
 Reading works without one: the defaults are the shipped model and colours.
 """
 
@@ -18,13 +22,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from vision._coin_geometry import APPEARANCE_KINDS, COIN_DIAMETER_MM, Circle
 from vision.coins import DEFAULT_COLOURS, CoinParams, measure_coins, validate_frame
+from vision.dice import DiceParams
 from vision.types import Detection
 
 FACES = ("heads", "tails")
@@ -223,3 +228,90 @@ def _learn_sizes(sizes: list[tuple[str, float]]) -> dict[str, float]:
         return {}
     norm = float(np.median(list(med.values())))
     return {k: float(np.clip(v / norm, 0.95, 1.05)) for k, v in med.items()}
+
+
+DIE_FACES = {"d6": 6, "d8": 8}
+"""How many faces each kind of die has."""
+
+
+@dataclass(frozen=True)
+class DiceProfile:
+    """What was learned of one table's dice: their kinds and how large the camera sees them.
+
+    The dice reader then reads a die as one of these kinds only, and keeps only candidates of
+    about the learned size (a lone pip, a coin's detail or a tile is then no die)."""
+
+    kinds: tuple[str, ...]
+    """The kinds of die confirmed on this table (``d6``, ``d8``)."""
+    size_mm: tuple[float, float] | None = None
+    """Smallest and largest box of a confirmed die, in millimetres (``None``: no scale was known)."""
+    dice: int = 0
+    """How many confirmed dice it was learned from."""
+    margin: tuple[float, float] = (0.7, 1.4)
+    """Boxes from ``margin[0]`` times the smallest to ``margin[1]`` times the largest learned
+    box count as dice: the finder's box varies by about a fifth, and more at the frame's edge."""
+
+    def dice_params(self, params: DiceParams) -> DiceParams:
+        """``params`` narrowed to this table's dice (kinds already narrower are kept)."""
+        kinds = self.kinds if params.kinds is None else tuple(k for k in params.kinds if k in self.kinds) or params.kinds
+        size = params.size_mm
+        if self.size_mm is not None:
+            size = (max(size[0], self.size_mm[0] * self.margin[0]), min(size[1], self.size_mm[1] * self.margin[1]))
+            if size[0] >= size[1]:
+                size = params.size_mm
+        return replace(params, kinds=kinds, size_mm=size)
+
+    def save(self, path: str | Path) -> None:
+        """Write the profile as JSON."""
+        Path(path).write_text(json.dumps({"version": 1, "kinds": list(self.kinds), "dice": self.dice,
+                                          "size_mm": None if self.size_mm is None else list(self.size_mm)}))
+
+    @classmethod
+    def load(cls, path: str | Path) -> DiceProfile:
+        """Read a profile written by :meth:`save`.
+
+        :raises ValueError: naming the missing or bad field.
+        :raises FileNotFoundError: if there is no such file.
+        """
+        try:
+            data = json.loads(Path(path).read_text())
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"dice profile {path}: not JSON ({exc})") from None
+        kinds = data.get("kinds") if isinstance(data, dict) else None
+        if not isinstance(kinds, list) or not kinds or any(k not in DIE_FACES for k in kinds):
+            raise ValueError(f"dice profile {path}: field 'kinds' must list some of {', '.join(DIE_FACES)}")
+        size = data.get("size_mm")
+        if size is not None and not (isinstance(size, list) and len(size) == 2
+                                     and all(isinstance(v, (int, float)) and v > 0 for v in size)
+                                     and size[0] <= size[1]):
+            raise ValueError(f"dice profile {path}: field 'size_mm' must be null or [smallest, largest] in mm")
+        return cls(kinds=tuple(kinds), size_mm=None if size is None else (float(size[0]), float(size[1])),
+                   dice=int(data.get("dice", 0)))
+
+
+def enrol_dice(examples: Sequence[tuple[float | None, Sequence[Detection]]]) -> DiceProfile:
+    """Learn a dice profile from the confirmed dice of some throws.
+
+    Each example is the frame's scale in mm per pixel (``None`` when unknown) and the dice in
+    it as the players confirmed them: a ``Detection`` whose ``kind`` is right and whose
+    ``value`` is the face they gave. Sizes are learned only where the scale was known.
+
+    :raises ValueError: for a kind that is no die, a face the kind does not have, or no dice.
+    """
+    kinds: set[str] = set()
+    sizes: list[float] = []
+    count = 0
+    for n, (mm_per_px, dice) in enumerate(examples):
+        for d in dice:
+            if d.kind not in DIE_FACES:
+                raise ValueError(f"example {n}: {d.kind!r} is no die kind ({', '.join(DIE_FACES)})")
+            if not (isinstance(d.value, int) and 1 <= d.value <= DIE_FACES[d.kind]):
+                raise ValueError(f"example {n}: a {d.kind} shows 1 to {DIE_FACES[d.kind]}, got {d.value!r}")
+            kinds.add(d.kind)
+            count += 1
+            if mm_per_px is not None and mm_per_px > 0:
+                sizes.append(max(d.bbox[2], d.bbox[3]) * mm_per_px)
+    if not count:
+        raise ValueError("enrolment needs at least one confirmed die")
+    size = (float(min(sizes)), float(max(sizes))) if sizes else None
+    return DiceProfile(kinds=tuple(k for k in DIE_FACES if k in kinds), size_mm=size, dice=count)

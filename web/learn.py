@@ -1,10 +1,11 @@
-"""Learning this table (issue 5): the players throw the table's own coins, confirm each face on
-the tablet, and the live reader adapts to those coins and this light (``vision.enrol``).
+"""Learning this table (issue 5): the players throw the table's own coins and dice, confirm each
+face on the tablet, and the live reader adapts to those coins and this light, and to the
+table's kind and size of die (``vision.enrol``).
 
 The reader works without this step (the shipped model and colours); what it learns is kept in
-a small profile file beside the match log, so a restart keeps it. Learning again adds the new
-confirmed coins to those learned since the service started; after a restart it starts a new
-profile from the next confirmed table.
+small profile files beside the match log, so a restart keeps it. Learning again adds the new
+confirmed coins and dice to those learned since the service started; after a restart it starts
+a new profile from the next confirmed table.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import IllegalActionError, InvalidActionError
-from vision.types import COIN_KINDS
+from vision.types import COIN_KINDS, DIE_KINDS
 
 FACES = ("heads", "tails")
+DIE_FACES = {"d6": 6, "d8": 8}
 
 
 def profile_path(db: str | Path) -> Path:
@@ -26,79 +28,119 @@ def profile_path(db: str | Path) -> Path:
     return path.with_name(path.stem + "-table-profile.npz")
 
 
+def dice_profile_path(coin_profile: Path) -> Path:
+    """Where the table's dice profile lives: beside its coin profile."""
+    return coin_profile.with_name(coin_profile.stem + "-dice.json")
+
+
 class TableLearner:
-    """The confirmed coins of this table and the coin profile learned from them.
+    """The confirmed coins and dice of this table and the profiles learned from them.
 
     :raises ValueError: (from ``__init__``) for a profile file that cannot be read, naming it.
     """
 
     def __init__(self, path: Path | None) -> None:
-        from vision.enrol import CoinProfile
+        from vision.enrol import CoinProfile, DiceProfile
 
         self.path = path
         self.examples: list[tuple[Any, list[Any]]] = []
+        self.dice_examples: list[tuple[float | None, list[Any]]] = []
         self.profile: CoinProfile | None = None
+        self.dice_profile: DiceProfile | None = None
         if path is not None and path.is_file():
             self.profile = CoinProfile.load(path)
+        if path is not None and dice_profile_path(path).is_file():
+            self.dice_profile = DiceProfile.load(dice_profile_path(path))
 
     @property
     def coins_learned(self) -> int:
         """How many confirmed coins the profile holds."""
         return 0 if self.profile is None else int(len(self.profile.kinds))
 
-    def learn(self, image: Any, coins: list[Any]) -> None:
-        """Add a table's confirmed coins (``Detection`` with the true face) and learn again."""
-        from vision.enrol import enrol_coins
+    @property
+    def dice_learned(self) -> int:
+        """How many confirmed dice the dice profile was learned from."""
+        return 0 if self.dice_profile is None else self.dice_profile.dice
 
-        self.examples.append((image, coins))
-        self.profile = enrol_coins(self.examples)
+    def learn(self, image: Any, coins: list[Any], dice: list[Any] | None = None, mm_per_px: float | None = None) -> None:
+        """Add a table's confirmed coins and dice (``Detection`` with the true face; ``mm_per_px``
+        the frame's scale, for the dice's size) and learn again."""
+        from vision.enrol import enrol_coins, enrol_dice
+
+        if coins:
+            self.examples.append((image, coins))
+            self.profile = enrol_coins(self.examples)
+        if dice:
+            self.dice_examples.append((mm_per_px, dice))
+            self.dice_profile = enrol_dice(self.dice_examples)
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.profile.save(self.path)
+            if coins and self.profile is not None:
+                self.profile.save(self.path)
+            if dice and self.dice_profile is not None:
+                self.dice_profile.save(dice_profile_path(self.path))
 
     def forget(self) -> None:
-        """Back to the shipped defaults: the profile and its file are dropped."""
+        """Back to the shipped defaults: the profiles and their files are dropped."""
         self.examples.clear()
+        self.dice_examples.clear()
         self.profile = None
-        if self.path is not None and self.path.is_file():
-            self.path.unlink()
+        self.dice_profile = None
+        if self.path is not None:
+            for path in (self.path, dice_profile_path(self.path)):
+                if path.is_file():
+                    path.unlink()
+
+
+def _choices(kind: str) -> list[Any]:
+    return list(FACES) if kind in COIN_KINDS else list(range(1, DIE_FACES[kind] + 1))
 
 
 def coins_to_confirm(observation: Any) -> list[dict[str, Any]]:
-    """The coins of the last settled table's read, as the tablet lists them for confirming."""
+    """The coins and dice of the last settled table's read, as the tablet lists them for
+    confirming: each with the faces it can show (``choices``)."""
     if observation is None:
         return []
     return [{"ref": ref, "kind": d.kind, "value": d.value, "confidence": round(float(d.confidence), 3),
-             "crop_url": f"/api/crop/{ref}.jpg"}
-            for ref, d in enumerate(observation.objects) if d.kind in COIN_KINDS and not d.flags]
+             "choices": _choices(d.kind), "crop_url": f"/api/crop/{ref}.jpg"}
+            for ref, d in enumerate(observation.objects)
+            if (d.kind in COIN_KINDS or d.kind in DIE_KINDS) and not d.flags]
 
 
-def confirmed_coins(observation: Any, faces: Mapping[str, Any]) -> list[Any]:
-    """The read's coins with the faces the players gave (``{"ref": "heads" | "tails" | null}``;
-    a coin left out or given ``null`` is not learned).
+def confirmed_objects(observation: Any, faces: Mapping[str, Any]) -> tuple[list[Any], list[Any]]:
+    """The read's coins and dice with the faces the players gave (``{"ref": "heads" | "tails" |
+    a die's face | null}``; one left out or given ``null`` is not learned).
 
-    :raises InvalidActionError: for a ref that is no coin of the read or a face that is no face.
+    :raises InvalidActionError: for a ref that is no coin or die of the read, a face that the
+        object cannot show, or no face at all.
     """
-    coins = {str(c["ref"]): c["ref"] for c in coins_to_confirm(observation)}
-    out = []
+    listed = {str(c["ref"]): c for c in coins_to_confirm(observation)}
+    coins, dice = [], []
     for key, face in faces.items():
-        if str(key) not in coins:
-            raise InvalidActionError(f"{key!r} is no coin of the last read; the coins are {', '.join(coins) or 'none'}")
+        item = listed.get(str(key))
+        if item is None:
+            raise InvalidActionError(
+                f"{key!r} is no coin or die of the last read; they are {', '.join(listed) or 'none'}")
         if face is None:
             continue
-        if face not in FACES:
-            raise InvalidActionError(f"the face of coin {key} must be heads or tails, got {face!r}")
-        out.append(replace(observation.objects[coins[str(key)]], value=face, confidence=1.0))
-    if not out:
-        raise InvalidActionError("no coin's face was given: nothing to learn")
-    return out
+        if item["kind"] in DIE_KINDS and isinstance(face, str) and face.isdigit():
+            face = int(face)
+        if face not in item["choices"] or isinstance(face, bool):
+            what = "heads or tails" if item["kind"] in COIN_KINDS else f"1 to {DIE_FACES[item['kind']]}"
+            raise InvalidActionError(f"the face of {item['kind']} {key} must be {what}, got {face!r}")
+        confirmed = replace(observation.objects[item["ref"]], value=face, confidence=1.0)
+        (coins if item["kind"] in COIN_KINDS else dice).append(confirmed)
+    if not coins and not dice:
+        raise InvalidActionError("no coin's or die's face was given: nothing to learn")
+    return coins, dice
 
 
 def learn_from_last_read(loop: Any, learner: TableLearner | None, faces: Mapping[str, Any]) -> int:
-    """Learn the faces the players confirmed on the last settled table; the number of coins learned.
+    """Learn the faces the players confirmed on the last settled table; the number of coins and
+    dice learned.
 
     :raises IllegalActionError: when there is no camera reader to teach or no table read yet.
-    :raises InvalidActionError: for bad refs or faces (``confirmed_coins``).
+    :raises InvalidActionError: for bad refs or faces (``confirmed_objects``).
     """
     if learner is None:
         raise IllegalActionError("this table has no camera reader to teach (learning needs --read vision)")
@@ -106,6 +148,7 @@ def learn_from_last_read(loop: Any, learner: TableLearner | None, faces: Mapping
     observation = loop.latest_observation if loop is not None else None
     if frame is None or observation is None:
         raise IllegalActionError("no settled table has been read yet: throw the coins and wait for the picture")
-    coins = confirmed_coins(observation, faces)
-    learner.learn(frame.image, coins)
-    return len(coins)
+    coins, dice = confirmed_objects(observation, faces)
+    calibration = getattr(getattr(loop, "read", None), "calibration", None)
+    learner.learn(frame.image, coins, dice, getattr(calibration, "mm_per_px", None))
+    return len(coins) + len(dice)

@@ -166,6 +166,7 @@ class TableService:
         observation = self.loop.latest_observation if self.loop else None
         read_frame = self.loop.latest_read if self.loop else None
         return {"coins": coins_to_confirm(observation), "learned": learner.coins_learned if learner else 0,
+                "dice_learned": learner.dice_learned if learner else 0,
                 "can_learn": learner is not None, "frame": read_frame.frame_id if read_frame else None}
 
     def learn_table(self, faces: Mapping[str, Any]) -> dict[str, Any]:
@@ -737,6 +738,7 @@ class VisionReader:
     def _read(self, image: Any, closely: bool) -> Any:
         from dataclasses import replace
 
+        from vision.dice import DiceParams
         from vision.read import read_table
 
         if not closely:
@@ -749,13 +751,15 @@ class VisionReader:
             from vision.types import COIN_KINDS, DIE_KINDS
 
             coins = tuple(kind for kind in COIN_KINDS if kind in self.kinds)
+            dice = tuple(kind for kind in DIE_KINDS if kind in self.kinds)
             params = replace(params, coins=replace(params.coins, kinds=coins), read_coins=bool(coins),
-                             read_dice=bool(self.kinds & set(DIE_KINDS)))
+                             read_dice=bool(dice), dice=DiceParams(kinds=dice or None))
         if closely:
-            from vision.dice import DiceParams
-
-            params = replace(params, dice=DiceParams(det_threshold=SECOND_LOOK_DIE_SCORE))
+            params = replace(params, dice=replace(params.dice or DiceParams(), det_threshold=SECOND_LOOK_DIE_SCORE))
         profile = self.learner.profile if self.learner is not None else None
+        dice_profile = self.learner.dice_profile if self.learner is not None else None
+        if dice_profile is not None:
+            params = replace(params, dice=dice_profile.dice_params(params.dice or DiceParams()))
         observation = read_table(image, calibration, params, profile)
         if calibration is not None:
             observation = in_play_area(observation, calibration)

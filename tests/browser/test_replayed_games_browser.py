@@ -59,26 +59,58 @@ def test_sevens_played_by_tapping_while_the_replay_feeds_the_rolls(tablet: Any, 
     assert service.view()["winners"] == ["A"] and prompt.startswith("Game over")
 
 
-def test_learning_the_table_on_the_setup_page(tablet: Any, tmp_path: Path) -> None:
-    """Issue 5, "learn this table": after a settled throw the set-up page lists each coin read
-    with its picture and face; the players confirm and the reader learns them."""
-    service = open_demo("sp_t1", str(tmp_path / "learn.db"), read="vision", realtime=False)
+def first_read_table(game: str, db: Path) -> Any:
+    """A fixture game replayed through vision up to its first settled, read table."""
+    service = open_demo(game, str(db), read="vision", realtime=False)
     assert service.source is not None and service.loop is not None
     service.source.start()
     while service.loop.latest_read is None:
         service.loop.step()
+    return service
+
+
+def learn_section(tablet: Any, server: Any) -> Any:
+    """The set-up page, unlocked, with the last read's coins and dice asked for."""
+    page = tablet.new_page()
+    page.goto(server.url + "/")
+    unlock(page)
+    page.goto(server.url + "/setup")
+    page.tap("#learn-read")
+    return page
+
+
+def test_learning_the_table_on_the_setup_page(tablet: Any, tmp_path: Path) -> None:
+    """Issue 5, "learn this table": after a settled throw the set-up page lists each coin read
+    with its picture and face; the players confirm and the reader learns them."""
+    service = first_read_table("sp_t1", tmp_path / "learn.db")
     with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
-        page = tablet.new_page()
-        page.goto(server.url + "/")
-        unlock(page)
-        page.goto(server.url + "/setup")
-        page.tap("#learn-read")
+        page = learn_section(tablet, server)
         page.wait_for_function("document.querySelectorAll('#learn-coins select').length === 7", timeout=30000)
         page.locator("#learn").scroll_into_view_if_needed()
         screenshot(page, "learn-this-table")
         page.tap("#learn-confirm")
         page.wait_for_function("document.querySelector('#learn-status').textContent.includes('7 coin(s)')", timeout=30000)
     assert service.coins_to_learn()["learned"] == 7
+
+
+def test_learning_the_tables_dice_on_the_setup_page(tablet: Any, tmp_path: Path) -> None:
+    """Issue 5, "learn this table" with dice: on Sevens' first settled throw (SV-2.2, six d6)
+    each die is listed with its picture and the faces 1 to 6; confirming teaches the reader."""
+    service = first_read_table("sevens_sv_t1_t3", tmp_path / "learn-dice.db")
+    dice = [item for item in service.coins_to_learn()["coins"] if item["kind"] == "d6"]
+    read = len(dice) - sum(d["value"] is None for d in dice)  # an unsure die is listed as "skip"
+    assert dice and read
+    with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
+        page = learn_section(tablet, server)
+        page.wait_for_function(f"document.querySelectorAll('#learn-coins select').length === {len(dice)}", timeout=30000)
+        options = page.eval_on_selector("#learn-coins select", "s => [...s.options].map(o => o.value)")
+        assert options == ["1", "2", "3", "4", "5", "6", "skip"]
+        page.locator("#learn").scroll_into_view_if_needed()
+        screenshot(page, "learn-this-table-dice")
+        page.tap("#learn-confirm")
+        page.wait_for_function(f"document.querySelector('#learn-status').textContent.includes('{read} dice')",
+                               timeout=30000)
+    assert service.coins_to_learn()["dice_learned"] == read
 
 
 def test_a_throw_read_unsurely_is_confirmed_with_one_tap(tablet: Any, tmp_path: Path) -> None:

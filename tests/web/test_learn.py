@@ -18,9 +18,9 @@ from web.service import VisionReader, open_table
 GAMES = Path(__file__).resolve().parents[2] / "fixtures" / "games"
 
 
-def first_settled_table(db: Path) -> Any:
-    """SP-T1 replayed through vision up to its first settled (and read) table."""
-    service = open_table(f"replay:{GAMES / 'sp_t1'}", str(db), realtime=False, read="vision")
+def first_settled_table(db: Path, game: str = "sp_t1") -> Any:
+    """A fixture game (SP-T1 unless named) replayed through vision up to its first settled (and read) table."""
+    service = open_table(f"replay:{GAMES / game}", str(db), realtime=False, read="vision")
     assert service.loop is not None and service.source is not None
     service.source.start()
     while service.loop.latest_read is None:
@@ -28,8 +28,8 @@ def first_settled_table(db: Path) -> Any:
     return service
 
 
-def true_faces(service: Any) -> dict[str, str]:
-    """The labelled face of each coin of the last read (what the players would confirm)."""
+def true_faces(service: Any) -> dict[str, Any]:
+    """The labelled face of each coin or die of the last read (what the players would confirm)."""
     labels = service.source.frames[service.source.index_of(service.loop.latest_read.frame_id)].labels
     faces = {}
     for coin in service.coins_to_learn()["coins"]:
@@ -65,7 +65,7 @@ def test_confirmed_faces_are_learned_kept_beside_the_log_and_used(tmp_path: Path
 
 def test_bad_confirmations_are_refused_and_nothing_is_learned(tmp_path: Path) -> None:
     service = first_settled_table(tmp_path / "m.db")
-    with pytest.raises(InvalidActionError, match="no coin of the last read"):
+    with pytest.raises(InvalidActionError, match="no coin or die of the last read"):
         service.learn_table({"99": "heads"})
     with pytest.raises(InvalidActionError, match="heads or tails"):
         service.learn_table({"0": "edge"})
@@ -101,3 +101,31 @@ def test_the_learn_api_needs_the_pin_and_names_bad_input(tmp_path: Path) -> None
     done = client.post("/api/learn", data=json.dumps({"faces": faces}), content_type="application/json", headers=headers)
     assert done.status_code == 200 and done.get_json()["learned"] == 7
     assert client.delete("/api/learn", headers=headers).get_json()["learned"] == 0
+
+
+def test_confirmed_dice_teach_the_reader_their_kind_and_size(tmp_path: Path) -> None:
+    """Dice are learned too: the Sevens table's confirmed dice (SV-1: six-sided) make a dice
+    profile kept beside the log; the reader then reads d6 only, at about the learned size."""
+    from web.learn import dice_profile_path
+
+    db = tmp_path / "s.db"
+    service = first_settled_table(db, "sevens_sv_t1_t3")
+    listed = service.coins_to_learn()["coins"]
+    dice = [item for item in listed if item["kind"] == "d6"]
+    assert dice and all(item["choices"] == [1, 2, 3, 4, 5, 6] for item in dice)
+    with pytest.raises(InvalidActionError, match="1 to 6"):
+        service.learn_table({str(dice[0]["ref"]): 9})
+    faces = {ref: str(face) for ref, face in true_faces(service).items()}  # the tablet sends strings
+    after = service.learn_table(faces)
+    assert after["dice_learned"] == len(dice) and after["learned"] == 0
+    reader = service.loop.read
+    assert isinstance(reader, VisionReader) and reader.learner is not None
+    profile = reader.learner.dice_profile
+    assert profile is not None and profile.kinds == ("d6",) and profile.size_mm is not None
+    assert 8.0 <= profile.size_mm[0] <= profile.size_mm[1] <= 40.0
+    assert dice_profile_path(profile_path(db)).is_file()
+    again = reader(service.loop.latest_read.image)
+    assert len([d for d in again.objects if d.kind == "d6"]) == len(dice)
+    restarted = open_table(f"replay:{GAMES / 'sevens_sv_t1_t3'}", str(db), realtime=False, read="vision")
+    assert restarted.coins_to_learn()["dice_learned"] == len(dice)
+    assert restarted.forget_table()["dice_learned"] == 0 and not dice_profile_path(profile_path(db)).exists()

@@ -91,7 +91,7 @@ async function learnRequest(method, body) {
 
 function showLearned(data) {
   learnStatus.textContent = data.can_learn
-    ? `${data.learned} coin(s) of this table learned so far.`
+    ? `${data.learned} coin(s) and ${data.dice_learned} dice of this table learned so far.`
     : "This table has no camera reader to teach.";
 }
 
@@ -100,24 +100,24 @@ function showCoins(data) {
     const item = document.createElement("li");
     const picture = document.createElement("img");
     picture.src = `${coin.crop_url}?t=${Date.now()}`;
-    picture.alt = `coin ${coin.ref}`;
+    picture.alt = `${coin.kind} ${coin.ref}`;
     const face = document.createElement("select");
     face.dataset.ref = String(coin.ref);
     face.setAttribute("aria-label", `face of ${coin.kind} ${coin.ref}`);
-    for (const choice of ["heads", "tails", "skip"]) {
+    for (const choice of [...coin.choices.map(String), "skip"]) {
       const option = document.createElement("option");
       option.value = choice;
       option.textContent = choice === "skip" ? "not sure: skip" : choice;
       face.append(option);
     }
-    face.value = coin.value || "skip";
+    face.value = coin.value === null || coin.value === undefined ? "skip" : String(coin.value);
     const label = document.createElement("span");
     label.textContent = coin.kind;
     item.append(picture, label, face);
     return item;
   }));
   learnConfirm.hidden = data.coins.length === 0;
-  if (data.coins.length === 0) learnStatus.textContent = "No coin read yet: throw the coins and wait for the picture.";
+  if (data.coins.length === 0) learnStatus.textContent = "No coin or die read yet: throw them and wait for the picture.";
 }
 
 document.getElementById("learn-read").addEventListener("click", async () => {
