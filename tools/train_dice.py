@@ -14,18 +14,30 @@ colour and size, light or dark pips, often touching, so the networks do not lear
 only the colours of the photos.
 
 On this project's 2 shared CPU cores a training takes 15 to 60 minutes (``--only finder``
-and ``--only reader`` may run side by side); the shipped models came from (2026-11-22)::
+and ``--only reader`` may run side by side). The shipped finder came from (session 3)::
 
     python tools/train_dice.py --only finder --finder-steps 12000 --finder-batch 12 --det-crop 192 \
         --synth-share 0 --fixtures fixtures/scenes/dev --workers 0 --seed 4 --out /tmp/fA
     python tools/train_dice.py --only finder --finder-steps 9000 --finder-batch 12 --det-crop 192 \
         --synth-share 0.15 --fixtures fixtures/scenes/dev --workers 0 --seed 8 \
         --init /tmp/fA/dice_finder.pt --out vision/models
-    python tools/train_dice.py --only reader --reader-steps 4500 --reader-batch 96 --seed 3 \
-        --synth-share 0.08 --fixtures fixtures/scenes/dev --workers 0 --crop-size 40 --crop-scale 1.3 --out /tmp/rB
-    python tools/train_dice.py --only reader --reader-steps 4500 --reader-batch 96 --seed 7 \
-        --synth-share 0.08 --fixtures fixtures/scenes/dev --workers 0 --crop-size 40 --crop-scale 1.3 \
-        --init /tmp/rB/dice_reader.pt --out vision/models
+
+and the shipped 16-class reader (session 5) from session 3's six-sided reader ``/tmp/rB2``
+(``--classes 7``: ``--reader-steps 4500 --reader-batch 96 --seed 3 --synth-share 0.08
+--fixtures fixtures/scenes/dev --workers 0 --crop-size 40 --crop-scale 1.3``, then the same
+with ``--seed 7 --init /tmp/rB/dice_reader.pt``), with extra training scenes rendered by
+``python -m tools.fixturegen --scenes --split train --feature d8_dice --feature cocked_die``
+(``--limit 61 --out /tmp/train``: Cycles; ``--limit 240 --blender 0 --seed 77 --out
+/tmp/trainp``: procedural)::
+
+    python tools/train_dice.py --only reader --reader-steps 3000 --reader-batch 96 --seed 12 \
+        --synth-share 0.08 --fixtures fixtures/scenes/dev --fixtures /tmp/train/scenes/train \
+        --fixtures /tmp/trainp/scenes/train --workers 0 --crop-size 40 --crop-scale 1.3 \
+        --init /tmp/rB2/dice_reader.pt --out /tmp/r1
+    python tools/train_dice.py --only reader --reader-steps 3000 --reader-batch 96 --seed 14 \
+        --synth-share 0.08 --photo-repeat 2 --fixtures fixtures/scenes/dev \
+        --fixtures /tmp/train/scenes/train --workers 0 --crop-size 40 --crop-scale 1.3 \
+        --init /tmp/r1/dice_reader.pt --out vision/models
 
 then ``benchmarks/dice_bench.py --fit-temperature`` and ``--fit-confident`` for
 ``DiceParams.temperature`` and ``DiceParams.confident_at``. Trainings with a 32 px crop and

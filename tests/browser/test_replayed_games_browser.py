@@ -3,12 +3,15 @@ while the replay source feeds the throws (the replay waits for each tap, as ``re
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from tests.browser.conftest import LiveServer, screenshot
 from tests.browser.test_dashboard_browser import PIN, assert_tablet_friendly, unlock
 from web.demo_cli import open_demo
+
+GAMES = Path(__file__).resolve().parents[2] / "fixtures" / "games"
 
 
 def play(tablet: Any, game: str, taps: list[str], db: Path, name: str, read: str = "labels",
@@ -114,14 +117,27 @@ def test_learning_the_tables_dice_on_the_setup_page(tablet: Any, tmp_path: Path)
 
 
 def test_a_throw_read_unsurely_is_confirmed_with_one_tap(tablet: Any, tmp_path: Path) -> None:
-    """SV-2.2 through the camera: the order roll's six dice are read right but not surely, so
-    the tablet asks once, "Are these read right: ...?", with a picture marking each die's read
-    face; one tap on "yes" applies the roll (never a guess)."""
-    service = open_demo("sevens_sv_t1_t3", str(tmp_path / "ask.db"), read="vision", realtime=False)
+    """SPD-3 through the camera (SP-T4, dice): a throw whose dice are read right but not surely
+    is asked about once, "Are these read right: ...?", with a picture marking each die's read
+    face; one tap on "yes" applies the throw (never a guess). The single dice asked about
+    before it (read with no face) are answered from the labels, as the players would."""
+    from web.service import RecordedTablet
+
+    service = open_demo("sp_t4_dice", str(tmp_path / "ask.db"), read="vision", realtime=False)
     assert service.source is not None and service.loop is not None
+    labels = RecordedTablet([], service.source, answer_from_labels=True)
     service.source.start()
-    while service.match.pending is None or service.match.pending.detail.get("ruling") != "question":
+    while True:
+        pending = service.match.pending
+        if pending is not None and pending.detail.get("ruling") == "question":
+            if pending.detail.get("choices") == ["yes", "no, one by one"]:
+                break
+            truth = labels.truth(service)
+            assert truth is not None
+            service.answer(pending.seq, truth, actor="labels")
+            continue
         service.loop.step()
+    before = len(service.match.state.history())
     with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
         page = tablet.new_page()
         page.goto(server.url + "/")
@@ -130,8 +146,14 @@ def test_a_throw_read_unsurely_is_confirmed_with_one_tap(tablet: Any, tmp_path: 
         assert page.inner_text("#question-text").startswith("Are these read right: ")
         page.wait_for_function("document.querySelector('#question-crop').naturalWidth > 0", timeout=30000)
         assert_tablet_friendly(page)
-        screenshot(page, "sevens-confirm-the-roll")
+        screenshot(page, "dice-confirm-the-throw")
         page.tap('#question-choices button:text-is("yes")')
         page.wait_for_function("document.querySelector('#question').hidden", timeout=30000)
-    assert str(service.match.state.history()[-1]) == "roll 3 3 4 4 5 6"
-    assert [e.actor for e in service.match.events if e.kind == "answer"] == ["players"]
+    def canonical(action: str) -> list[str]:
+        word, *faces = action.split()
+        return [word, *sorted(faces)]
+
+    recorded = [canonical(c["action"]) for c in json.loads((GAMES / "sp_t4_dice" / "game.json").read_text())["chance"]]
+    applied = [str(h) for h in service.match.state.history()]
+    assert len(applied) == before + 1 and canonical(applied[-1]) in recorded
+    assert [e.actor for e in service.match.events if e.kind == "answer"][-1] == "players"

@@ -31,10 +31,11 @@ ROOT = Path(__file__).resolve().parents[2]
 GAMES = ROOT / "fixtures" / "games"
 REFEREED_FROM_LABELS = ["sp_t1", "sp_t2_tko", "sp_t4_dice", "sevens_sv_t1_t3", "flip_fl_t1", "pennywise_pw_t3"]
 REFEREED_THROUGH_VISION = ["sp_t1", "sp_t2_tko", "pennywise_pw_t3"]
-DICE_GAMES_MOST_ANSWERS = {"sp_t4_dice": 12, "sevens_sv_t1_t3": 15, "flip_fl_t1": 20}
-"""A ceiling on the answers each dice game needs through vision (measured 2026-11-22: 8, 10
-and 14. Asked die by die they were 23, 36 and 23, and FLIP's 127 before untouched dice were
-remembered)."""
+DICE_GAMES_MOST_ANSWERS = {"sp_t4_dice": 10, "sevens_sv_t1_t3": 10, "flip_fl_t1": 10}
+"""A ceiling on the answers each dice game needs through vision (measured 2026-11-22 with the
+16-class reader, which reads about ten times as many dice surely: 7, 7 and 7; with the
+six-sided reader before it 8, 10 and 14; asked die by die 23, 36 and 23, and FLIP's 127 before
+untouched dice were remembered)."""
 
 
 def referee(folder: Path, db: Path, read: str) -> Any:
@@ -149,7 +150,11 @@ def test_unanswered_through_vision_the_replay_runs_calibrated_and_applies_no_thr
     assert "calibration" not in view["loop"], view["loop"]  # the markers were found
     assert view["loop"]["settles"] >= len(recorded["chance"])
     camera = [canonical(e.text) for e in service.match.events if e.actor == "camera" and e.kind == "action"]
-    assert camera == [canonical(c["action"]) for c in recorded["chance"]][: len(camera)]
+    # Nobody answers here, so a throw the referee asked about stays unapplied; when the players
+    # throw again the next throw read surely is applied in its place. Every throw applied is
+    # one the recording has, in the recording's order: never a throw it did not have.
+    throws = iter([canonical(c["action"]) for c in recorded["chance"]])
+    assert all(any(action == throw for throw in throws) for action in camera), camera
     # Every settle was ruled on and logged with its frame before anything else happened.
     rulings = [e for e in service.match.events if e.actor == "camera"]
     assert len(rulings) == view["loop"]["settles"] and all(e.frame_id is not None for e in rulings)
