@@ -74,7 +74,7 @@ function render(next) {
   $("options-title").hidden = !(next.options || []).length;
   $("manual").hidden = !controller || !(next.awaiting_chance || cardGame);
   $("cards").hidden = !controller || !cardGame;
-  $("manual-action").placeholder = cardGame ? "meld 7H 7D 7C" : "throw 3H 4T";
+  $("manual-action").placeholder = cardGame ? "meld 7H 7D 7C" : throwExample(next);
 
   const question = next.question;
   $("question").hidden = !question;
@@ -204,3 +204,14 @@ $("card-suits").append(...SUITS.map(([suit, symbol]) => pickerButton(symbol, `su
 refresh();
 listen();
 setInterval(refresh, 15000);
+
+// An example of the throw to type, in this game's words: the last throw entered or read, else
+// dice faces where the game is played with dice (SPD, Sevens, FLIP), else coin faces.
+function throwExample(next) {
+  const last = [...(next.history || [])].reverse().find((action) => /^(throw|roll) /.test(action));
+  if (last) return last;
+  const items = Object.values(next.zones || {}).flat();
+  const dice = items.some((item) => /^d\d+$/.test(item.kind));
+  const verb = ["sevens", "flip"].includes(next.game) ? "roll" : "throw";
+  return dice ? `${verb} 1 2 3 4 5 6` : `${verb} 3H 4T`;
+}
