@@ -259,12 +259,18 @@ def estimate_scale(radii_px: np.ndarray, evidence: np.ndarray, sigma: float) -> 
     candidates = (true / (2.0 * radii)).ravel()
     best, best_score = None, -np.inf
     for m in candidates:
-        total = evidence + size_loglik(radii, float(m), sigma)
-        peak = total.max(axis=1, keepdims=True)
-        score = float(np.sum(peak[:, 0] + np.log(np.exp(total - peak).sum(axis=1))))
+        score = _scale_loglik(radii, evidence, float(m), sigma)
         if score > best_score:
             best, best_score = float(m), score
     return best
+
+
+def _scale_loglik(radii: np.ndarray, evidence: np.ndarray, mm_per_px: float, sigma: float) -> float:
+    """How well one scale explains every coin: each coin's size with its other evidence,
+    marginalised over kinds, summed over coins (log-likelihood)."""
+    total = evidence + size_loglik(radii, mm_per_px, sigma)
+    peak = total.max(axis=1, keepdims=True)
+    return float(np.sum(peak[:, 0] + np.log(np.exp(total - peak).sum(axis=1))))
 
 
 def refine_scale(
@@ -291,10 +297,7 @@ def refine_scale(
     candidates = np.unique(np.concatenate([gains[(gains >= lo) & (gains <= hi)], [1.0, lo, hi]]))
     best, best_score = 1.0, -np.inf
     for g in candidates:
-        total = evidence + size_loglik(radii, mm_per_px / float(g), sigma)
-        peak = total.max(axis=1, keepdims=True)
-        score = float(np.sum(peak[:, 0] + np.log(np.exp(total - peak).sum(axis=1))))
-        score -= 0.5 * (np.log(g) / gain_sigma) ** 2
+        score = _scale_loglik(radii, evidence, mm_per_px / float(g), sigma) - 0.5 * (np.log(g) / gain_sigma) ** 2
         if score > best_score:
             best, best_score = float(g), score
     return mm_per_px / best

@@ -36,6 +36,7 @@ from vision._dice_net import (
     NUM_READ_CLASSES,
     READ_CLASSES_D8,
     crop_patch,
+    read_class,
     decode_finder,
     finder_blob,
     reader_input,
@@ -324,7 +325,7 @@ def find_dice(
                     "face_logits": [round(float(v), 3) for v in lg[1:]],
                     "size_px": round(float(max(w, h)), 1),
                     "read_prob": round(read_prob, 4),
-                    "read_class": "cocked" if face == COCKED_CLASS and models.classes == READ_CLASSES_D8 else kind,
+                    "read_class": read_class(face, models.classes)[0],
                     "much_smaller": small,
                 },
             )
@@ -349,10 +350,9 @@ def _meaning(
 ) -> tuple[str, int | None, tuple[str, ...]]:
     """(kind, face, flags) of the reader class ``cls``; for "cocked", the table's one kind of
     die, else the kind whose faces the reader found likelier."""
-    if classes == NUM_READ_CLASSES or cls < D8_FIRST_CLASS:
-        return "d6", cls, ()
-    if cls < COCKED_CLASS:
-        return "d8", cls - D8_FIRST_CLASS + 1, ()
+    kind, face = read_class(cls, classes)
+    if kind != "cocked":
+        return kind, face, ()
     if kinds is not None and len(set(kinds)) == 1:
         return kinds[0], None, ("cocked",)
     d8 = float(probs[D8_FIRST_CLASS:COCKED_CLASS].sum()) > float(probs[1:D8_FIRST_CLASS].sum())

@@ -96,7 +96,7 @@ def _choices(kind: str) -> list[Any]:
     return list(FACES) if kind in COIN_KINDS else list(range(1, DIE_FACES[kind] + 1))
 
 
-def coins_to_confirm(observation: Any) -> list[dict[str, Any]]:
+def objects_to_confirm(observation: Any) -> list[dict[str, Any]]:
     """The coins and dice of the last settled table's read, as the tablet lists them for
     confirming: each with the faces it can show (``choices``)."""
     if observation is None:
@@ -114,7 +114,7 @@ def confirmed_objects(observation: Any, faces: Mapping[str, Any]) -> tuple[list[
     :raises InvalidActionError: for a ref that is no coin or die of the read, a face that the
         object cannot show, or no face at all.
     """
-    listed = {str(c["ref"]): c for c in coins_to_confirm(observation)}
+    listed = {str(c["ref"]): c for c in objects_to_confirm(observation)}
     coins, dice = [], []
     for key, face in faces.items():
         item = listed.get(str(key))

@@ -158,14 +158,15 @@ class TableService:
     # -- learning this table -----------------------------------------------------------------
 
     def coins_to_learn(self) -> dict[str, Any]:
-        """The coins of the last settled table's read, for the players to confirm, and how many
-        coins the reader has learned so far."""
-        from web.learn import coins_to_confirm
+        """The coins and dice of the last settled table's read, for the players to confirm (listed
+        under ``coins``, as the API always named them), and how many coins and dice the reader
+        has learned so far."""
+        from web.learn import objects_to_confirm
 
         learner = getattr(self.loop.read, "learner", None) if self.loop else None
         observation = self.loop.latest_observation if self.loop else None
         read_frame = self.loop.latest_read if self.loop else None
-        return {"coins": coins_to_confirm(observation), "learned": learner.coins_learned if learner else 0,
+        return {"coins": objects_to_confirm(observation), "learned": learner.coins_learned if learner else 0,
                 "dice_learned": learner.dice_learned if learner else 0,
                 "can_learn": learner is not None, "frame": read_frame.frame_id if read_frame else None}
 
