@@ -130,8 +130,10 @@ def test_a_throw_read_unsurely_is_confirmed_with_one_tap(tablet: Any, tmp_path: 
     while True:
         pending = service.match.pending
         if pending is not None and pending.detail.get("ruling") == "question":
-            if pending.detail.get("choices") == ["yes", "no, one by one"]:
-                break
+            seen = {s["ref"]: s for s in pending.detail.get("seen", [])}
+            thrown = all(seen[ref]["zone"] == "theatre" for ref in pending.detail.get("refs", []))
+            if pending.detail.get("choices") == ["yes", "no, one by one"] and thrown:
+                break  # the throw's dice, read unsurely: the question this test is about
             truth = labels.truth(service)
             assert truth is not None
             service.answer(pending.seq, truth, actor="labels")
@@ -147,8 +149,10 @@ def test_a_throw_read_unsurely_is_confirmed_with_one_tap(tablet: Any, tmp_path: 
         page.wait_for_function("document.querySelector('#question-crop').naturalWidth > 0", timeout=30000)
         assert_tablet_friendly(page)
         screenshot(page, "dice-confirm-the-throw")
-        # The throw typed by hand is shown in this game's words: dice faces, not coin faces.
-        assert page.get_attribute("#manual-action", "placeholder") == "throw 1 2 3 4 5 6"
+        # The throw typed by hand is shown in this game's words: dice faces, not coin faces
+        # (the last throw once there is one).
+        throws = [str(h) for h in service.match.state.history() if str(h).startswith("throw ")]
+        assert page.get_attribute("#manual-action", "placeholder") == (throws[-1] if throws else "throw 1 2 3 4 5 6")
         page.tap('#question-choices button:text-is("yes")')
         page.wait_for_function("document.querySelector('#question').hidden", timeout=30000)
     def canonical(action: str) -> list[str]:
