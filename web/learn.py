@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import IllegalActionError, InvalidActionError
-from vision.types import COIN_KINDS, DIE_KINDS
+from vision.types import COIN_KINDS, DIE_FACES, DIE_KINDS
 
 FACES = ("heads", "tails")
-DIE_FACES = {"d6": 6, "d8": 8}
 
 
 def profile_path(db: str | Path) -> Path:
@@ -67,18 +66,22 @@ class TableLearner:
         the frame's scale, for the dice's size) and learn again."""
         from vision.enrol import enrol_coins, enrol_dice
 
-        if coins:
-            self.examples.append((image, coins))
-            self.profile = enrol_coins(self.examples)
-        if dice:
-            self.dice_examples.append((mm_per_px, dice))
-            self.dice_profile = enrol_dice(self.dice_examples)
+        # Learn from the new examples first: a throw that cannot be learned is not kept, so it
+        # cannot spoil what is learned next.
+        profile = enrol_coins([*self.examples, (image, coins)]) if coins else None
+        dice_profile = enrol_dice([*self.dice_examples, (mm_per_px, dice)]) if dice else None
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            if coins and self.profile is not None:
-                self.profile.save(self.path)
-            if dice and self.dice_profile is not None:
-                self.dice_profile.save(dice_profile_path(self.path))
+        if profile is not None:
+            self.examples.append((image, coins))
+            self.profile = profile
+            if self.path is not None:
+                profile.save(self.path)
+        if dice_profile is not None:
+            self.dice_examples.append((mm_per_px, dice or []))
+            self.dice_profile = dice_profile
+            if self.path is not None:
+                dice_profile.save(dice_profile_path(self.path))
 
     def forget(self) -> None:
         """Back to the shipped defaults: the profiles and their files are dropped."""

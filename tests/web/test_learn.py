@@ -129,3 +129,19 @@ def test_confirmed_dice_teach_the_reader_their_kind_and_size(tmp_path: Path) -> 
     restarted = open_table(f"replay:{GAMES / 'sevens_sv_t1_t3'}", str(db), realtime=False, read="vision")
     assert restarted.coins_to_learn()["dice_learned"] == len(dice)
     assert restarted.forget_table()["dice_learned"] == 0 and not dice_profile_path(profile_path(db)).exists()
+
+
+def test_a_throw_that_cannot_be_learned_is_not_kept(tmp_path: Path) -> None:
+    """Bad input loses nothing: a frame the coin reader refuses is not kept among the examples,
+    so the next good throw is still learned; nothing is written for the refused one."""
+    from web.learn import TableLearner, confirmed_objects
+
+    db = tmp_path / "m.db"
+    service = first_settled_table(db)
+    learner = TableLearner(profile_path(db))
+    coins, dice = confirmed_objects(service.loop.latest_observation, true_faces(service))
+    with pytest.raises(ValueError):
+        learner.learn("not a frame", coins)
+    assert learner.examples == [] and learner.profile is None and not profile_path(db).exists()
+    learner.learn(service.loop.latest_read.image, coins, dice)
+    assert learner.coins_learned == len(coins) == 7 and profile_path(db).is_file()
