@@ -41,7 +41,7 @@ from vision._dice_net import (
     finder_blob,
     reader_input,
 )
-from vision.types import Detection
+from vision.types import DIE_KINDS, Detection
 
 CONFIDENT = 0.8
 """A die read with at least this confidence is meant to be almost never wrong (see BENCHMARKS.md)."""
@@ -221,8 +221,8 @@ def find_dice(
     frame = _check_frame(frame)
     if mm_per_px is not None and not mm_per_px > 0:
         raise ValueError(f"mm_per_px must be positive, got {mm_per_px}")
-    if params.kinds is not None and (not params.kinds or set(params.kinds) - {"d6", "d8"}):
-        raise ValueError(f"DiceParams.kinds must name some of d6, d8, got {params.kinds!r}")
+    if params.kinds is not None and (not params.kinds or set(params.kinds) - set(DIE_KINDS)):
+        raise ValueError(f"DiceParams.kinds must name some of {', '.join(DIE_KINDS)}, got {params.kinds!r}")
     models = _nets(params.model_dir)
     allowed = _allowed_classes(models.classes, params.kinds)
     finder, reader = models.finder, models.reader
@@ -303,8 +303,6 @@ def find_dice(
             # A cocked die calls for a rethrow (G-3): reported only when sure, else it is an
             # unsure read, and the players are asked (their choices include "cocked").
             flags, readable = (), False
-        elif value is None:
-            readable = readable and bool(flags)  # a sure "cocked" keeps its confidence
 
         x0 = int(round(max(0.0, cx - w / 2)))
         y0 = int(round(max(0.0, cy - h / 2)))
@@ -336,11 +334,11 @@ def find_dice(
 def _allowed_classes(classes: int, kinds: tuple[str, ...] | None) -> npt.NDArray[np.bool_]:
     """Which reader classes a table holding ``kinds`` of die can show (all for ``None``)."""
     allowed = np.ones(classes, bool)
-    if kinds is None:
-        return allowed
-    if "d6" not in kinds and classes == READ_CLASSES_D8:
+    if kinds is None or classes != READ_CLASSES_D8:
+        return allowed  # a six-sided-only reader has no other kind to leave out
+    if "d6" not in kinds:
         allowed[1:D8_FIRST_CLASS] = False
-    if "d8" not in kinds and classes == READ_CLASSES_D8:
+    if "d8" not in kinds:
         allowed[D8_FIRST_CLASS:COCKED_CLASS] = False
     return allowed
 

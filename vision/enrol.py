@@ -30,7 +30,7 @@ import numpy as np
 from vision._coin_geometry import APPEARANCE_KINDS, COIN_DIAMETER_MM, Circle
 from vision.coins import DEFAULT_COLOURS, CoinParams, measure_coins, validate_frame
 from vision.dice import DiceParams
-from vision.types import Detection
+from vision.types import DIE_FACES, Detection
 
 FACES = ("heads", "tails")
 
@@ -230,10 +230,6 @@ def _learn_sizes(sizes: list[tuple[str, float]]) -> dict[str, float]:
     return {k: float(np.clip(v / norm, 0.95, 1.05)) for k, v in med.items()}
 
 
-DIE_FACES = {"d6": 6, "d8": 8}
-"""How many faces each kind of die has."""
-
-
 @dataclass(frozen=True)
 class DiceProfile:
     """What was learned of one table's dice: their kinds and how large the camera sees them.
@@ -285,8 +281,10 @@ class DiceProfile:
                                      and all(isinstance(v, (int, float)) and v > 0 for v in size)
                                      and size[0] <= size[1]):
             raise ValueError(f"dice profile {path}: field 'size_mm' must be null or [smallest, largest] in mm")
-        return cls(kinds=tuple(kinds), size_mm=None if size is None else (float(size[0]), float(size[1])),
-                   dice=int(data.get("dice", 0)))
+        dice = data.get("dice", 0)
+        if not isinstance(dice, int) or isinstance(dice, bool) or dice < 0:
+            raise ValueError(f"dice profile {path}: field 'dice' must be a count of dice, got {dice!r}")
+        return cls(kinds=tuple(kinds), size_mm=None if size is None else (float(size[0]), float(size[1])), dice=dice)
 
 
 def enrol_dice(examples: Sequence[tuple[float | None, Sequence[Detection]]]) -> DiceProfile:

@@ -15,6 +15,8 @@ Each reader maps its own sure level onto it."""
 
 COIN_KINDS = ("penny", "nickel", "dime", "quarter")
 DIE_KINDS = ("d6", "d8")
+DIE_FACES = {"d6": 6, "d8": 8}
+"""How many faces each kind of die has (a die of kind ``dS`` shows 1 to S)."""
 
 
 @dataclass(frozen=True)

@@ -144,7 +144,7 @@ def test_a_dice_profile_narrows_kinds_and_sizes_and_round_trips(tmp_path: Path) 
     profile.save(path)
     assert DiceProfile.load(path) == profile
     for text, field in (("[]", "kinds"), ('{"kinds": ["d7"]}', "kinds"), ('{"kinds": ["d6"], "size_mm": [20, 10]}', "size_mm"),
-                        ("{", "not JSON")):
+                        ("{", "not JSON"), ('{"kinds": ["d6"], "dice": "many"}', "dice")):
         path.write_text(text)
         with pytest.raises(ValueError, match=field):
             DiceProfile.load(path)

@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     if TRAIN_SPLIT in splits:
         if args.limit is None:
             ap.error(f"--split {TRAIN_SPLIT} needs --limit N (how many scenes)")
-        if args.out.resolve() == (ROOT / "fixtures").resolve() or args.games or args.all:
+        if args.out.resolve().is_relative_to((ROOT / "fixtures").resolve()) or args.games or args.all:
             ap.error(f"--split {TRAIN_SPLIT} scenes are never committed: give --out outside fixtures/, without --all/--games")
     start = time.monotonic()
     if args.all or args.scenes:
