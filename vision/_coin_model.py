@@ -14,8 +14,9 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
+
+from vision._dnn import load_onnx
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 """Where the shipped coin model lives."""
@@ -61,7 +62,7 @@ class CoinModel:
         if not onnx_path.is_file():
             raise FileNotFoundError(f"coin model not found: {onnx_path} (train it with tools/train_coins.py)")
         self.meta = meta
-        self._net = cv2.dnn.readNetFromONNX(str(onnx_path))
+        self._net = load_onnx(onnx_path)
         self._outputs = ["kind", "face", "embed"]
 
     def run(self, polar: np.ndarray) -> ModelOutput:

@@ -41,6 +41,7 @@ from vision._dice_net import (
     finder_blob,
     reader_input,
 )
+from vision._dnn import load_onnx
 from vision.types import DIE_KINDS, Detection
 
 CONFIDENT = 0.8
@@ -150,7 +151,7 @@ def _nets(model_dir: Path) -> _Models:
                 raise ValueError(f"{meta_path}: needs numbers crop_size and crop_scale ({exc})") from None
             if classes not in (NUM_READ_CLASSES, READ_CLASSES_D8):
                 raise ValueError(f"{meta_path}: classes must be {NUM_READ_CLASSES} or {READ_CLASSES_D8}, got {classes}")
-        models = _Models(cv2.dnn.readNetFromONNX(str(finder_path)), cv2.dnn.readNetFromONNX(str(reader_path)),
+        models = _Models(load_onnx(finder_path), load_onnx(reader_path),
                          crop_size, crop_scale, classes)
         cache[model_dir] = models
     return models
