@@ -185,24 +185,32 @@ def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, ba
 
 def _fit_circle(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float] | None:
     """Least-squares circle through points, refitted twice without the worst quarter of them."""
+    if len(x) < 8:
+        return None
     keep = np.ones(len(x), bool)
     result = None
+    # Centred coordinates keep the normal equations well conditioned (frame pixels squared
+    # run to millions).
+    mx, my = float(x.mean()), float(y.mean())
+    u, v = x - mx, y - my
     for _ in range(3):
         n = int(keep.sum())
         if n < 8:
             return result
-        xs, ys = x[keep], y[keep]
-        a = np.stack([xs, ys, np.ones(n)], axis=1)
-        b = xs * xs + ys * ys
+        us, vs = u[keep], v[keep]
+        a = np.empty((n, 3))
+        a[:, 0], a[:, 1], a[:, 2] = us, vs, 1.0
+        b = us * us + vs * vs
         try:
             sol = np.linalg.solve(a.T @ a, a.T @ b)
         except np.linalg.LinAlgError:
             return result
-        cx, cy = sol[0] / 2, sol[1] / 2
-        rr = float(np.sqrt(max(sol[2] + cx * cx + cy * cy, 1e-6)))
-        result = (float(cx), float(cy), rr)
-        resid = np.abs(np.hypot(x - cx, y - cy) - rr)
-        cut = np.partition(resid[keep], (3 * n) // 4)[(3 * n) // 4]
+        cu, cv = sol[0] / 2, sol[1] / 2
+        rr = float(np.sqrt(max(sol[2] + cu * cu + cv * cv, 1e-6)))
+        result = (float(cu + mx), float(cv + my), rr)
+        resid = np.abs(np.hypot(u - cu, v - cv) - rr)
+        k = (3 * n) // 4
+        cut = np.partition(resid[keep], k)[k]
         keep = resid <= cut + 0.01 * rr
     return result
 

@@ -48,7 +48,8 @@ class CoinProfile:
     faces: np.ndarray
     """M face indices (0 heads, 1 tails), -1 where the players did not confirm a face."""
     colours: ColourModel = field(default_factory=dict)
-    """Per kind colour mixture (weight, mean a, mean b, sd a, sd b) relative to the table."""
+    """Per kind colour mixture (weight, mean a, mean b, sd a, sd b) relative to the table (on
+    a strongly coloured table, partly to neutral grey: ``vision.coins.against_table``)."""
     size_factor: dict[str, float] = field(default_factory=dict)
     """Per kind: measured diameter over true diameter on this camera (1.0 when unknown)."""
     neighbours: int = 5

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vision._coin_geometry import COIN_DIAMETER_MM
-from vision.coins import CONFIDENT, CoinParams, colour_loglik, DEFAULT_COLOURS, draw_coins, find_coin_circles, find_coins
+from vision.coins import CONFIDENT, CoinParams, against_table, colour_loglik, DEFAULT_COLOURS, draw_coins, find_coin_circles, find_coins
 from vision.enrol import CoinProfile, enrol_coins
 from vision.types import Detection
 
@@ -207,6 +207,25 @@ def test_bad_scale_is_refused() -> None:
     """A scale must be a positive number."""
     with pytest.raises(ValueError, match="mm_per_px"):
         find_coins(np.zeros((100, 100, 3), np.uint8), mm_per_px=-1.0)
+
+
+def test_a_coloured_table_is_not_the_white_reference() -> None:
+    """On a grey table coin colour is relative to it, at full weight. On green baize a silver
+    coin, magenta against the cloth, comes out near neutral and a copper coin stays warm; the
+    colour evidence then counts for less."""
+    grey, green = np.array([120.0, 129.0, 127.0]), np.array([123.0, 85.0, 158.0])
+    coins = np.array([[50.0, 2.0, 3.0]])
+    same, trust = against_table(coins, grey, 15.0)
+    assert trust > 0.99 and np.allclose(same[0, 1:], coins[0, 1:], atol=0.1)
+    # Lab of a silver and a copper coin as the camera saw them, relative to the green table.
+    seen = np.array([[180.0, 129.0, 129.0], [126.0, 152.0, 162.0]]) - green
+    colour, trust = against_table(seen, green, 15.0)
+    silver, copper = colour[0, 1:], colour[1, 1:]
+    assert np.hypot(*silver) < 5 < np.hypot(*seen[0, 1:])
+    assert copper[0] > 15 and copper[1] > 20
+    assert trust < 0.2
+    unchanged, full = against_table(seen, green, 0.0)
+    assert full == 1.0 and np.array_equal(unchanged, seen)
 
 
 def test_colour_never_vetoes() -> None:
