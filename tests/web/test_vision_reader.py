@@ -117,8 +117,11 @@ def test_coins_seen_small_are_searched_for_at_their_size() -> None:
     assert small.coins.work_size > default.coins.work_size
     near = read_params(0.2, 1280, 960)  # a camera close to the table: the default sizes hold
     assert (near.coins.work_size, near.coins.min_radius) == (default.coins.work_size, default.coins.min_radius)
-    # A known scale rules out circles of no coin's size: a little less rim need show.
+    # A known scale rules out circles of no coin's size: a little less rim need show, and no
+    # circle much larger than a dollar coin (26.49 mm) is searched for.
     assert near.coins.min_support < default.coins.min_support
+    assert 26.49 / 2 / 0.56 < small.coins.max_radius * 1280 <= 1.5 * 26.49 / 2 / 0.56 + 0.01
+    assert near.coins.max_radius < default.coins.max_radius
 
 
 def test_a_spot_the_players_said_holds_nothing_is_left_out_of_later_reads() -> None:
