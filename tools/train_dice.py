@@ -37,7 +37,18 @@ with ``--seed 7 --init /tmp/rB/dice_reader.pt``), with extra training scenes ren
     python tools/train_dice.py --only reader --reader-steps 3000 --reader-batch 96 --seed 14 \
         --synth-share 0.08 --photo-repeat 2 --fixtures fixtures/scenes/dev \
         --fixtures /tmp/train/scenes/train --workers 0 --crop-size 40 --crop-scale 1.3 \
-        --init /tmp/r1/dice_reader.pt --out vision/models
+        --init /tmp/r1/dice_reader.pt --out /tmp/r3
+
+and (session 6) two more fine-tunings of that one, one with crops cut as the finder boxes
+dice (``--box-scale 0.867``) and one as labelled, whose weights are averaged::
+
+    python tools/train_dice.py --only reader --reader-steps 3000 --reader-batch 96 --seed 21 \
+        --synth-share 0.08 --photo-repeat 2 --fixtures fixtures/scenes/dev \
+        --fixtures /tmp/train/scenes/train --workers 0 --crop-size 40 --crop-scale 1.3 \
+        --box-scale 0.867 --init /tmp/r3/dice_reader.pt --out /tmp/rb
+    (the same with --box-scale 1.0 --out /tmp/rc)
+    python tools/train_dice.py --average /tmp/rb/dice_reader.pt /tmp/rc/dice_reader.pt \
+        --crop-size 40 --crop-scale 1.3 --out vision/models
 
 then ``benchmarks/dice_bench.py --fit-temperature`` and ``--fit-confident`` for
 ``DiceParams.temperature`` and ``DiceParams.confident_at``. Trainings with a 32 px crop and
@@ -86,6 +97,8 @@ import torch.nn.functional as F  # noqa: E402
 
 DET_CROP = 320
 SYNTH_SHARE = 0.3
+BOX_SCALE = 1.0
+"""Reader crops are cut around this share of each labelled box (``--box-scale``)."""
 """Share of training samples drawn from synth_scene rather than the photos."""
 PIP_SHARE = 0.12
 """Share of reader samples on a die that are cut at pip size and labelled "not a die face"."""
@@ -333,7 +346,7 @@ def reader_sample(
         size = max(bw, bh)
         cx = bx + bw / 2 + rng.normal(0, 0.06) * size
         cy = by + bh / 2 + rng.normal(0, 0.06) * size
-        side = dice_net.CROP_SCALE * size * math.exp(rng.normal(0, 0.1))
+        side = dice_net.CROP_SCALE * BOX_SCALE * size * math.exp(rng.normal(0, 0.1))
         label = int(values[i])
         if rng.random() < PIP_SHARE:
             # A pip, not a die: the finder sometimes boxes one pip of a large die, and a
@@ -483,6 +496,21 @@ class Reader(nn.Module):  # type: ignore[misc]
         return self.f(x)
 
 
+def average_weights(states: list[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
+    """The mean of networks' weights, key by key (integer buffers such as batch counts from the
+    first): readers fine-tuned from one starting point average into one that reads at least as
+    well as either and is less often overconfident."""
+    if not states:
+        raise ValueError("nothing to average")
+    out = {}
+    for key, first in states[0].items():
+        if first.is_floating_point():
+            out[key] = torch.stack([s[key].float() for s in states]).mean(dim=0).to(first.dtype)
+        else:
+            out[key] = first
+    return out
+
+
 def finder_loss(pred: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
     """CenterNet focal loss on the heat map, L1 on offsets and log sizes at centres."""
     p = pred[:, 0].clamp(1e-4, 1 - 1e-4)
@@ -516,6 +544,10 @@ def main() -> None:
     ap.add_argument("--crop-scale", type=float, default=dice_net.CROP_SCALE,
                     help="reader crop side over the die box side (vision._dice_net.CROP_SCALE must then match)")
     ap.add_argument("--reader-width", type=int, default=16, help="channels of the reader's first stage")
+    ap.add_argument("--box-scale", type=float, default=1.0,
+                    help="reader crops are cut around this share of each labelled box, as the finder boxes "
+                         "dice at run time (0.867: its median box over the labelled one on the trained photos "
+                         "and the dev scenes)")
     ap.add_argument("--only", choices=("finder", "reader"), help="train and export one network only")
     ap.add_argument("--classes", type=int, choices=(NUM_READ_CLASSES, READ_CLASSES_D8), default=READ_CLASSES_D8,
                     help="reader classes: 7 (d6 faces) or 16 (d6 and d8 faces and cocked dice)")
@@ -523,14 +555,17 @@ def main() -> None:
                     help="also learn from these rendered fixture folders (fixtures/scenes/dev; never test)")
     ap.add_argument("--photo-repeat", type=int, default=1,
                     help="how many times each dice-rune55 photo is listed among the training photos")
+    ap.add_argument("--average", type=Path, nargs="+",
+                    help="train nothing: export the weight average of these readers (.pt of runs from one --init)")
     ap.add_argument("--fixture-repeat", type=int, default=1,
                     help="how many times each fixture scene is listed among the training photos")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
-    global DET_CROP, SYNTH_SHARE
+    global DET_CROP, SYNTH_SHARE, BOX_SCALE
     DET_CROP = args.det_crop
     SYNTH_SHARE = args.synth_share
+    BOX_SCALE = args.box_scale
     dice_net.CROP_SIZE = args.crop_size  # crop_patch and reader_input read these at call time
     dice_net.CROP_SCALE = args.crop_scale
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -574,11 +609,16 @@ def main() -> None:
                 print(f"{name} step {step} loss {loss.item():.4f} {time.time() - t0:.0f}s", flush=True)
 
     jobs: list[tuple[nn.Module, str, tuple[int, int, int, int]]] = []
-    if args.only in (None, "finder"):
+    if args.average:
+        # No training: the weight average of readers fine-tuned from one starting point.
+        reader = Reader(args.reader_width, args.crop_size, args.classes)
+        reader.load_state_dict(average_weights([torch.load(p) for p in args.average]))
+        jobs.append((reader, "dice_reader.onnx", (1, 3, args.crop_size, args.crop_size)))
+    if args.only in (None, "finder") and not args.average:
         finder = Finder()
         loop(finder, finder_sample, args.finder_steps, args.finder_batch, finder_loss, "finder")
         jobs.append((finder, "dice_finder.onnx", (1, 3, 384, 512)))
-    if args.only in (None, "reader"):
+    if args.only in (None, "reader") and not args.average:
         reader = Reader(args.reader_width, args.crop_size, args.classes)
         loop(reader, reader_sample, args.reader_steps, args.reader_batch,
              lambda p, y: F.cross_entropy(p, y, label_smoothing=0.02), "reader")
@@ -595,8 +635,11 @@ def main() -> None:
         print("wrote", args.out / name, (args.out / name).stat().st_size, "bytes", flush=True)
         if name.startswith("dice_reader"):
             meta = {"crop_size": args.crop_size, "crop_scale": args.crop_scale, "width": args.reader_width,
-                    "steps": args.reader_steps, "seed": args.seed, "classes": args.classes,
+                    "steps": args.reader_steps, "seed": args.seed, "classes": args.classes, "box_scale": args.box_scale,
                     "fixtures": [str(f) for f in args.fixtures]}
+            if args.average:
+                meta = {"crop_size": args.crop_size, "crop_scale": args.crop_scale, "width": args.reader_width,
+                        "classes": args.classes, "average_of": [str(p) for p in args.average]}
             (args.out / "dice_reader.json").write_text(json.dumps(meta, indent=1) + "\n")
 
 
