@@ -97,9 +97,9 @@ import torch.nn.functional as F  # noqa: E402
 
 DET_CROP = 320
 SYNTH_SHARE = 0.3
+"""Share of training samples drawn from synth_scene rather than the photos."""
 BOX_SCALE = 1.0
 """Reader crops are cut around this share of each labelled box (``--box-scale``)."""
-"""Share of training samples drawn from synth_scene rather than the photos."""
 PIP_SHARE = 0.12
 """Share of reader samples on a die that are cut at pip size and labelled "not a die face"."""
 
