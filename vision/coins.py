@@ -4,7 +4,8 @@
 
 1. ``find_coin_circles``: circles from a Hough transform on a reduced frame, one per coin,
    touching and overlapping coins included; a coin lying over another is marked stacked.
-2. ``colour_features``: each coin's colour relative to the table (copper, silver, brass).
+2. ``colour_features``: each coin's colour relative to the table (copper, silver, brass);
+   ``against_table``: relative to grey in part where the table is strongly coloured.
 3. The appearance model (``vision._coin_model``): kind and face from a polar image of the
    coin, so any rotation reads the same.
 4. ``denominations``: size, colour and appearance together. With a known scale the true
