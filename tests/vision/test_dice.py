@@ -245,3 +245,7 @@ def test_the_readers_crop_geometry_travels_with_the_model(tmp_path: Path) -> Non
     (broken / "dice_reader.json").write_text('{"crop_size": "big"}')
     with pytest.raises(ValueError, match="dice_reader.json"):
         find_dice(frame, DiceParams(model_dir=broken))
+    # So is a description of classes no reader has.
+    (broken / "dice_reader.json").write_text('{"crop_size": 40, "crop_scale": 1.3, "classes": 9}')
+    with pytest.raises(ValueError, match="classes must be 7 or 16"):
+        find_dice(frame, DiceParams(model_dir=broken))
