@@ -304,7 +304,7 @@ def enrol_dice(examples: Sequence[tuple[float | None, Sequence[Detection]]]) -> 
         for d in dice:
             if d.kind not in DIE_FACES:
                 raise ValueError(f"example {n}: {d.kind!r} is no die kind ({', '.join(DIE_FACES)})")
-            if not (isinstance(d.value, int) and 1 <= d.value <= DIE_FACES[d.kind]):
+            if isinstance(d.value, bool) or not (isinstance(d.value, int) and 1 <= d.value <= DIE_FACES[d.kind]):
                 raise ValueError(f"example {n}: a {d.kind} shows 1 to {DIE_FACES[d.kind]}, got {d.value!r}")
             kinds.add(d.kind)
             count += 1

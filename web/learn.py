@@ -70,7 +70,7 @@ class TableLearner:
         # cannot spoil what is learned next.
         profile = enrol_coins([*self.examples, (image, coins)]) if coins else None
         dice_profile = enrol_dice([*self.dice_examples, (mm_per_px, dice)]) if dice else None
-        if self.path is not None:
+        if self.path is not None and (profile is not None or dice_profile is not None):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         if profile is not None:
             self.examples.append((image, coins))
@@ -78,7 +78,7 @@ class TableLearner:
             if self.path is not None:
                 profile.save(self.path)
         if dice_profile is not None:
-            self.dice_examples.append((mm_per_px, dice or []))
+            self.dice_examples.append((mm_per_px, list(dice or ())))
             self.dice_profile = dice_profile
             if self.path is not None:
                 dice_profile.save(dice_profile_path(self.path))

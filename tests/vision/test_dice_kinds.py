@@ -139,6 +139,8 @@ def test_a_dice_profile_narrows_kinds_and_sizes_and_round_trips(tmp_path: Path) 
             DiceProfile.load(path)
     with pytest.raises(ValueError, match="a d6 shows 1 to 6"):
         enrol_dice([(0.5, [die("d6", 7, 30)])])
+    with pytest.raises(ValueError, match="a d6 shows 1 to 6"):
+        enrol_dice([(0.5, [die("d6", True, 30)])])  # a yes is no face
     with pytest.raises(ValueError, match="no die kind"):
         enrol_dice([(0.5, [die("penny", 1, 30)])])
     with pytest.raises(ValueError, match="at least one confirmed die"):
