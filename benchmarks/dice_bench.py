@@ -239,7 +239,10 @@ def fit_confident(data: Path, fixtures_dev: Path, params: DiceParams, wrong_shar
                 parts[part].append((float(d.extra["read_prob"]), ok))
     best = 0.0
     for part, rows in parts.items():
-        rows.sort(reverse=True)
+        # Most probable first and, among reads of one (rounded) probability, the wrong ones
+        # first: a wrong read tied with a right one must not slip in under the right one's
+        # threshold (session 6's and the first session 7 fits let one in that way).
+        rows.sort(key=lambda r: (r[0], not r[1]), reverse=True)
         # The most reads, from the top, of which at most the share are wrong.
         t, wrong = 1.0, 0
         for n, (prob, ok) in enumerate(rows, 1):

@@ -33,7 +33,7 @@ REFEREED_FROM_LABELS = ["sp_t1", "sp_t2_tko", "sp_t4_dice", "sevens_sv_t1_t3", "
 REFEREED_THROUGH_VISION = ["sp_t1", "sp_t2_tko", "pennywise_pw_t3"]
 DICE_GAMES_MOST_ANSWERS = {"sp_t4_dice": 10, "sevens_sv_t1_t3": 10, "flip_fl_t1": 10}
 """A ceiling on the answers each dice game needs through vision (measured 2026-11-22 with
-session 7's reader: 4, 8 and 7; session 6's: 9, 9 and 9; session 5's 16-class reader, which
+session 7's reader: 5, 8 and 7; session 6's: 9, 9 and 9; session 5's 16-class reader, which
 read about ten times as many dice surely as the one before: 7, 7 and 7; with the six-sided
 reader before it 8, 10 and 14; asked die by die 23, 36 and 23, and FLIP's 127 before untouched
 dice were remembered)."""
