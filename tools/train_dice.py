@@ -557,18 +557,19 @@ def mine_negatives(sources: list[tuple[Path, bool]]) -> list[dict[str, Any]]:
                         out.append({"image": str(folder / entry["image"]), "cx": cx, "cy": cy,
                                     "side": float(max(d.bbox[2], d.bbox[3])), "why": "no die"})
                     continue
-                o = holders[0]
-                ox, oy, ow, oh = o["bbox"]
-                if o["kind"] not in ("d6", "d8"):
+                dice = [o for o in holders if o["kind"] in ("d6", "d8")]
+                if not dice:
                     if not photos:
                         out.append({"image": str(folder / entry["image"]), "cx": cx, "cy": cy,
-                                    "side": float(max(d.bbox[2], d.bbox[3])), "why": o["kind"]})
+                                    "side": float(max(d.bbox[2], d.bbox[3])), "why": holders[0]["kind"]})
                     continue
-                if o.get("flags") or _holds(d.bbox, ox + ow / 2, oy + oh / 2):
-                    continue  # a cocked or moving die, or the die itself
+                if any(o.get("flags") or _holds(d.bbox, o["bbox"][0] + o["bbox"][2] / 2, o["bbox"][1] + o["bbox"][3] / 2)
+                       for o in dice):
+                    continue  # a cocked or moving die, or one of the dice there itself (boxes overlap)
                 logits = d.extra["face_logits"]
-                kind, face = read_class(int(np.argmax(logits)) + 1, len(logits) + 1)
-                if d.bbox[2] * d.bbox[3] < 0.8 * ow * oh and (kind, face) != (o["kind"], int(o["value"])):
+                read = read_class(int(np.argmax(logits)) + 1, len(logits) + 1)
+                if all(d.bbox[2] * d.bbox[3] < 0.8 * o["bbox"][2] * o["bbox"][3] and read != (o["kind"], int(o["value"]))
+                       for o in dice):
                     out.append({"image": str(folder / entry["image"]), "cx": cx, "cy": cy,
                                 "side": float(max(d.bbox[2], d.bbox[3])), "why": "part of a die"})
     return out
