@@ -545,6 +545,8 @@ def mine_negatives(sources: list[tuple[Path, bool]]) -> list[dict[str, Any]]:
     params = DiceParams()
     out: list[dict[str, Any]] = []
     for folder, photos in sources:
+        if folder.name == "test":
+            raise ValueError(f"{folder} is the held-back fixtures part: never train on it")
         for entry in json.loads((folder / "labels.json").read_text()):
             if is_validation(entry["image"]) or (photos and is_held_out(entry["image"])):
                 continue
@@ -554,17 +556,13 @@ def mine_negatives(sources: list[tuple[Path, bool]]) -> list[dict[str, Any]]:
             objs = [o for o in entry["objects"] if o.get("bbox")]
             for d in find_dice(np.asarray(img, np.uint8), params):
                 cx, cy = d.center
+                negative = {"image": str(folder / entry["image"]), "cx": cx, "cy": cy,
+                            "side": float(max(d.bbox[2], d.bbox[3]))}
                 holders = [o for o in objs if _holds(o["bbox"], cx, cy)]
-                if not holders:
-                    if not photos:
-                        out.append({"image": str(folder / entry["image"]), "cx": cx, "cy": cy,
-                                    "side": float(max(d.bbox[2], d.bbox[3])), "why": "no die"})
-                    continue
                 dice = [o for o in holders if o["kind"] in ("d6", "d8")]
                 if not dice:
-                    if not photos:
-                        out.append({"image": str(folder / entry["image"]), "cx": cx, "cy": cy,
-                                    "side": float(max(d.bbox[2], d.bbox[3])), "why": holders[0]["kind"]})
+                    if not photos:  # on nothing labelled, or on a coin
+                        out.append({**negative, "why": holders[0]["kind"] if holders else "no die"})
                     continue
                 if any(o.get("flags") or _holds(d.bbox, o["bbox"][0] + o["bbox"][2] / 2, o["bbox"][1] + o["bbox"][3] / 2)
                        for o in dice):
@@ -573,8 +571,7 @@ def mine_negatives(sources: list[tuple[Path, bool]]) -> list[dict[str, Any]]:
                 read = read_class(int(np.argmax(logits)) + 1, len(logits) + 1)
                 if all(d.bbox[2] * d.bbox[3] < 0.8 * o["bbox"][2] * o["bbox"][3] and read != (o["kind"], int(o["value"]))
                        for o in dice):
-                    out.append({"image": str(folder / entry["image"]), "cx": cx, "cy": cy,
-                                "side": float(max(d.bbox[2], d.bbox[3])), "why": "part of a die"})
+                    out.append({**negative, "why": "part of a die"})
     return out
 
 
@@ -724,6 +721,15 @@ def main() -> None:
     dice_net.CROP_SIZE = args.crop_size  # crop_patch and reader_input read these at call time
     dice_net.CROP_SCALE = args.crop_scale
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    # These two read only the images they need: no training set is loaded for them.
+    if args.mine_negatives:
+        found = mine_negatives([(args.data, True)] + [(f, False) for f in args.fixtures])
+        args.mine_negatives.write_text(json.dumps(found, indent=0) + "\n")
+        print("wrote", args.mine_negatives, len(found), "hard negatives", flush=True)
+        return
+    if args.write_cache and args.negatives:
+        write_negative_cache(json.loads(args.negatives.read_text()), args.negative_copies, args.write_cache, args.seed)
+        return
     train = load(args.data, held_out=False) * args.photo_repeat
     test = load(args.data, held_out=True)
     print(f"trained part {len(train)} photos, held-out part {len(test)} (not used)", flush=True)
@@ -766,14 +772,6 @@ def main() -> None:
             if step % 100 == 0 or step == steps - 1:
                 print(f"{name} step {step} loss {loss.item():.4f} {time.time() - t0:.0f}s", flush=True)
 
-    if args.mine_negatives:
-        found = mine_negatives([(args.data, True)] + [(f, False) for f in args.fixtures])
-        args.mine_negatives.write_text(json.dumps(found, indent=0) + "\n")
-        print("wrote", args.mine_negatives, len(found), "hard negatives", flush=True)
-        return
-    if args.write_cache and args.negatives:
-        write_negative_cache(json.loads(args.negatives.read_text()), args.negative_copies, args.write_cache, args.seed)
-        return
     if args.write_cache:
         write_cache(_Set(train, reader_sample, args.cache_samples), args.write_cache, args.workers)  # type: ignore[no-untyped-call]
         return
