@@ -3,7 +3,8 @@
 Usage::
 
     python benchmarks/coins_bench.py [--data ../shared/data/coins-mmr] [--overlays OUT_DIR]
-        [--fixture-splits test dev] [--only-fixtures]
+        [--fixture-splits test dev] [--only-fixtures] [--model-dir DIR]
+    python benchmarks/coins_bench.py --only-validation [--validation-scenes DIR ...] [--model-dir DIR]
 
 Prints, for all photos and for the held-out split (photos the model never learned from):
 coins found (recall), precision, denominations right, faces right, faces unsure, faces
@@ -13,7 +14,9 @@ which show the same coins flipped and moved); then the median milliseconds per f
 1280x960 on one core. The same figures on the fixtures' held-back rendered test scenes (and,
 with ``--fixture-splits test dev``, the dev scenes) follow the coin-free photos. ``--overlays`` writes a picture of every photo with a failure:
 label boxes in white, reads as circles (green sure, orange unsure face, red no face),
-misses and wrong reads marked in magenta.
+misses and wrong reads marked in magenta. ``--only-validation`` measures only what candidate
+models are chosen on (coins-mmr's validation photos and every fifth rendered training scene),
+never the held-out photos or the held-back scenes.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision._coin_geometry import COIN_DIAMETER_MM  # noqa: E402
-from vision._coin_split import is_held_out, rendered_scale  # noqa: E402
+from vision._coin_split import VALIDATION, is_held_out, rendered_part, rendered_scale  # noqa: E402
 from vision.coins import CONFIDENT, CoinParams, draw_coins, find_coins  # noqa: E402
 from vision.enrol import CoinProfile, enrol_coins  # noqa: E402
 from vision.types import Detection  # noqa: E402
@@ -167,8 +170,9 @@ def fixture_objects(objects: list[dict]) -> list[dict]:
     return out
 
 
-def fixture_tally(folder: Path, params: CoinParams, name: str) -> Tally:
-    """Read every rendered scene in ``folder`` (its ``labels.json``) and print the figures.
+def fixture_tally(folder: Path, params: CoinParams, name: str, only_part: str | None = None) -> Tally:
+    """Read every rendered scene in ``folder`` (its ``labels.json``; with ``only_part``, those
+    of that ``vision._coin_split.rendered_part``) and print the figures.
 
     Each scene is read as the live referee reads its table: at the scale of its calibration
     (the label's homography) with ``web.service.read_params`` (only ``params.model_dir`` is used).
@@ -179,6 +183,8 @@ def fixture_tally(folder: Path, params: CoinParams, name: str) -> Tally:
     labels = json.loads((folder / "labels.json").read_text())
     t = Tally()
     for e in labels:
+        if only_part is not None and rendered_part(e["image"]) != only_part:
+            continue
         img = cv2.imread(str(folder / e["image"]))
         if img is None:
             raise SystemExit(f"cannot read {folder / e['image']}")
@@ -195,6 +201,24 @@ def fixture_tally(folder: Path, params: CoinParams, name: str) -> Tally:
     return t
 
 
+def validation(data: Path, scenes: list[Path], params: CoinParams) -> int:
+    """Figures on the parts no model learns from and candidates are chosen on, never the
+    held-out photos or the held-back scenes: coins-mmr's ``VALIDATION`` photos and each
+    rendered folder's validation scenes."""
+    labels = json.loads((data / "labels.json").read_text())
+    t = Tally()
+    for e in labels:
+        if e["image"] in VALIDATION:
+            dets, _ = find_coins(cv2.imread(str(data / e["image"])), params)
+            score(t, dets, e["objects"])
+    print(t.line("coins-mmr validation"))
+    for folder in scenes:
+        if "scenes/test" in str(folder.resolve()).replace("\\", "/"):
+            raise SystemExit(f"{folder}: the held-back test scenes are not for choosing models")
+        fixture_tally(folder, params, f"{folder} validation", only_part="val")
+    return 0
+
+
 def main() -> int:
     """Run the benchmark and print the figures."""
     ap = argparse.ArgumentParser(description="coin reader benchmark on coins-mmr")
@@ -209,9 +233,20 @@ def main() -> int:
     )
     ap.add_argument("--model-dir", type=Path, default=None, help="another coin model to measure (default: the shipped one)")
     ap.add_argument("--only-fixtures", action="store_true", help="measure the rendered scenes only")
+    ap.add_argument(
+        "--only-validation", action="store_true",
+        help="measure only what candidate models are chosen on: coins-mmr's validation photos and the "
+        "rendered scenes' validation part (every fifth) of --validation-scenes",
+    )
+    ap.add_argument(
+        "--validation-scenes", type=Path, action="append",
+        help="rendered training scenes whose validation part to measure (repeatable; default fixtures/scenes/dev)",
+    )
     args = ap.parse_args()
     cv2.setNumThreads(1)
     params = CoinParams() if args.model_dir is None else CoinParams(model_dir=args.model_dir)
+    if args.only_validation:
+        return validation(args.data, args.validation_scenes or [args.fixtures / "dev"], params)
     if args.only_fixtures:
         for split in args.fixture_splits:
             fixture_tally(args.fixtures / split, params, f"fixtures {split}")

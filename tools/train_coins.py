@@ -11,11 +11,28 @@ polar image (``vision._coin_geometry.polar_samples``), so a rotation is a circul
 augmentation adds any rotation, centre and radius errors as large as the circle finder
 makes, small coins (down to 10 px radius), blur, noise, JPEG, and light of other colours.
 
-It also learns the project's own rendered table (``--fixtures``, default the dev scenes;
-every fifth of them joins the validation photos, so the confidence is calibrated on both
-kinds of picture). The fixtures' held-back test scenes and games are refused: they are the
-measurements. The face temperature is the likelihood's, raised where needed until faces read
-at ``--sure`` (``vision.coins.CONFIDENT``) are right at least ``--sure-precision`` of the time.
+It also learns the project's own rendered table (``--fixtures``, repeatable, default the dev
+scenes; every fifth scene, ``vision._coin_split.rendered_part``, joins the validation photos,
+so the confidence is calibrated on both kinds of picture). The fixtures' held-back test scenes
+and games are refused: they are the measurements. Circles the finder reports that are not
+coins are taught as "not a coin": from the dice and card photos (``--negatives``,
+``--negative-copies`` altered copies each an epoch) and, with ``--rendered-negatives 1``, from
+the rendered training scenes (nearly all of them dice). The temperatures are fitted on the
+validation coins (see :func:`temperatures`); ``--calibrate-only DIR`` refits them for an
+exported model.
+
+Session 8's candidates (BENCHMARKS.md) learned the dev scenes and more rendered training
+scenes: 61 made by ``python -m tools.fixturegen --scenes --split train --limit 61 --feature
+d8_dice --feature cocked_die --out /tmp/train`` (Cycles where Blender exists) and 240 by the
+same with ``--seed 77 --limit 240 --blender 0 --out /tmp/trainp`` (procedural), for example::
+
+    python tools/train_coins.py --seed 22 --epochs 30 --fixtures fixtures/scenes/dev \
+        --fixtures /tmp/train/scenes/train --fixtures /tmp/trainp/scenes/train \
+        --rendered-negatives 1 --negative-copies 18 --out /tmp/coins
+
+Candidates are compared on the validation parts only (``benchmarks/coins_bench.py
+--only-validation --validation-scenes fixtures/scenes/dev --validation-scenes
+/tmp/train/scenes/train --validation-scenes /tmp/trainp/scenes/train``).
 
 Writes ``coin_face.onnx`` and ``coin_face.json`` into ``--out``.
 """
@@ -26,6 +43,7 @@ import argparse
 import json
 import sys
 import time
+from typing import Any
 from pathlib import Path
 
 import cv2
@@ -33,8 +51,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision._coin_geometry import APPEARANCE_KINDS, polar_grid, polar_samples  # noqa: E402
-from vision._coin_split import is_held_out, rendered_scale  # noqa: E402
+from vision._coin_geometry import APPEARANCE_KINDS, COIN_DIAMETER_MM, polar_grid, polar_samples  # noqa: E402
+from vision._coin_split import VALIDATION, is_held_out, rendered_part, rendered_scale  # noqa: E402
 from vision.coins import CoinParams, find_coin_circles  # noqa: E402
 from web.service import read_params  # noqa: E402
 
@@ -46,7 +64,6 @@ INNER, OUTER = 0.0, 0.97
 N_RADII, N_ANGLES, PAD, BASE_RADIUS, NORMALISE = 16, 64, 8, 24, "zscore"
 """Polar sampling; ``main`` may change them from the command line before anything is sampled."""
 FACES = ("heads", "tails")
-VALIDATION = frozenset(f"mmr_{n}.jpg" for n in (48, 49, 73, 74, 93))
 
 
 class CoinNet(nn.Module):
@@ -77,19 +94,19 @@ class CoinNet(nn.Module):
         return self.kind(h), self.face(h), emb
 
 
-def fixture_part(name: str) -> str:
-    """``val`` for every fifth rendered dev scene (calibration), ``train`` for the others."""
-    return "val" if int(name.rsplit("_", 1)[-1].split(".")[0]) % 5 == 0 else "train"
-
-
-def load_coins(data: Path, which: str) -> list[tuple[np.ndarray, list[tuple[float, float, float, int, int]]]]:
+def load_coins(
+    data: Path, which: str, rendered_negatives: bool = False
+) -> list[tuple[np.ndarray, list[tuple[float, float, float, int, int]]]]:
     """(gray-able BGR image, [(x, y, r, kind index, face index or -1)]) for one part of the data.
 
     ``data`` is coins-mmr (split by ``vision._coin_split`` and :data:`VALIDATION`) or the
-    fixtures' rendered dev scenes (split by :func:`fixture_part`; never the held-back test
+    fixtures' rendered dev scenes (split by ``vision._coin_split.rendered_part``; never the held-back test
     scenes nor the games). Rendered coins that are moving, tilted or on edge are left out;
     partly hidden ones teach their kind but not their face. Circles are the finder's own
     where it found the coin (so training sees its errors), the label's circle otherwise.
+    With ``rendered_negatives``, the finder's circles in a rendered scene that lie on no
+    coin at all (a die's face or pip, a printed marker or zone name) are taught as not a coin
+    (kind index ``len(APPEARANCE_KINDS)``): they are the false coins of the referee's own table.
     """
     if "scenes/test" in str(data.resolve()).replace("\\", "/") or "games" in data.parts:
         raise ValueError(f"{data}: the fixtures' test scenes and games are held back, never trained on")
@@ -99,7 +116,7 @@ def load_coins(data: Path, which: str) -> list[tuple[np.ndarray, list[tuple[floa
     for entry in labels:
         name = entry["image"]
         if rendered:
-            part = fixture_part(name)
+            part = rendered_part(name)
         else:
             part = "held_out" if is_held_out(name) else "val" if name in VALIDATION else "train"
         if part != which:
@@ -123,8 +140,22 @@ def load_coins(data: Path, which: str) -> list[tuple[np.ndarray, list[tuple[floa
                 cx, cy, r = near[0].x, near[0].y, near[0].r
             face = FACES.index(o["value"]) if o["value"] in FACES else -1
             coins.append((cx, cy, r, APPEARANCE_KINDS.index(o["kind"]), face))
+        if rendered and rendered_negatives:
+            coins += [(c.x, c.y, c.r, len(APPEARANCE_KINDS), -1) for c in found if not on_a_coin(c, entry["objects"])]
         out.append((img, coins))
     return out
+
+
+def on_a_coin(circle: Any, objects: list[dict[str, Any]]) -> bool:
+    """Whether a found circle's centre lies on any labelled coin (box grown by a fifth), even a
+    leaning or hidden one: only circles clear of every coin are sure not to be one."""
+    for o in objects:
+        if o["kind"] not in COIN_DIAMETER_MM and o["kind"] != "other":
+            continue
+        x, y, w, h = o["bbox"]
+        if abs(circle.x - (x + w / 2)) < 0.6 * w and abs(circle.y - (y + h / 2)) < 0.6 * h:
+            return True
+    return False
 
 
 NOT_COIN = "none"
@@ -260,6 +291,66 @@ def sure_temperature(logits: np.ndarray, labels: np.ndarray, sure: float, precis
     return 8.0
 
 
+def temperatures(
+    face_logits: np.ndarray,
+    kind_logits: np.ndarray,
+    faces: np.ndarray,
+    kinds: np.ndarray,
+    real: np.ndarray,
+    sure: float,
+    precision: float,
+) -> tuple[float, float]:
+    """(face, kind) softmax temperatures fitted on the validation coins.
+
+    The face temperature is fitted on the real photos and the rendered scenes apart, and the
+    largest is kept: the rendered coins outnumber the real ones five to one, and fitted
+    together they make the model sure of faces on real coins of designs it never saw. On each
+    part it is the likelihood's over every coin with a face, dollar and foreign coins
+    (``other``) included: they stand for the designs the model has not learned, such as a new
+    quarter reverse, whose face the reader does give. It is raised where needed until the faces
+    the reader gives (not those of ``other`` coins) read at ``sure`` are right at least
+    ``precision`` of the time.
+    """
+    t_face = 0.0
+    read = kinds != APPEARANCE_KINDS.index("other")
+    for name, part in (("real", real), ("rendered", ~real)):
+        m = part & (faces >= 0)
+        if not m.any():
+            continue
+        t_nll = fit_temperature(face_logits[m], faces[m])
+        t_sure = sure_temperature(face_logits[m & read], faces[m & read], sure, precision) if (m & read).any() else 0.0
+        print(f"face temperature, {name} validation coins ({int(m.sum())}): likelihood {t_nll:.2f}, sure faces {t_sure:.2f}")
+        t_face = max(t_face, t_nll, t_sure)
+    t_kind = fit_temperature(kind_logits, kinds)
+    print(f"temperatures face {t_face:.2f} kind {t_kind:.2f}")
+    return t_face, t_kind
+
+
+def calibrate_only(model_dir: Path, data: Path, fixtures: list[Path], sure: float, precision: float) -> int:
+    """Refit the temperatures of the exported model in ``model_dir`` (run with ``cv2.dnn``, as
+    at run time) on the validation coins, and rewrite its ``coin_face.json``."""
+    global N_RADII, N_ANGLES, PAD, BASE_RADIUS, NORMALISE
+    meta = json.loads((model_dir / "coin_face.json").read_text())
+    N_RADII, N_ANGLES, PAD = meta["n_radii"], meta["n_angles"], meta["pad"]
+    BASE_RADIUS, NORMALISE = meta["base_radius"], meta["normalise"]
+    val = load_coins(data, "val")
+    real_val = len(val)
+    for folder in fixtures:
+        val += load_coins(folder, "val")
+    vx, vk, vf = plain(val)
+    real = np.arange(len(vk)) < sum(len(c) for _, c in val[:real_val])
+    net = cv2.dnn.readNetFromONNX(str(model_dir / "coin_face.onnx"))
+    net.setInput(np.ascontiguousarray(vx[:, None], dtype=np.float32))
+    kind_logits, face_logits, _ = net.forward(["kind", "face", "embed"])
+    t_face, t_kind = temperatures(
+        face_logits.reshape(len(vx), -1), kind_logits.reshape(len(vx), -1), vf, vk, real, sure, precision
+    )
+    meta["face_temperature"], meta["kind_temperature"] = round(t_face, 4), round(t_kind, 4)
+    (model_dir / "coin_face.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(f"rewrote {model_dir / 'coin_face.json'}")
+    return 0
+
+
 def main() -> int:
     """Train, report validation figures, export."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -272,15 +363,30 @@ def main() -> int:
     ap.add_argument("--resolution", type=int, nargs=3, default=[16, 64, 24], metavar=("RADII", "ANGLES", "BASE"))
     ap.add_argument("--normalise", choices=("zscore", "rank"), default="rank")
     ap.add_argument(
-        "--fixtures", type=Path, default=Path("fixtures/scenes/dev"), help="rendered dev scenes to learn too ('' for none)"
+        "--fixtures", type=Path, action="append",
+        help="rendered scenes to learn too, repeatable (default fixtures/scenes/dev; '' for none)",
     )
+    ap.add_argument("--width", type=int, default=16, help="channels of the first convolution (16: the shipped model)")
     ap.add_argument("--fixture-copies", type=int, default=6, help="altered copies of each rendered coin per epoch")
     ap.add_argument("--sure", type=float, default=0.9, help="vision.coins.CONFIDENT: the sure level calibrated")
     ap.add_argument("--sure-precision", type=float, default=0.995, help="share of sure validation faces that must be right")
     ap.add_argument("--negatives", type=int, default=1500, help="non-coin circles from the dice and card photos (0: none)")
+    ap.add_argument(
+        "--rendered-negatives", type=int, default=0,
+        help="1: also teach the finder's circles on no coin of the rendered training scenes as not a coin",
+    )
+    ap.add_argument(
+        "--calibrate-only", type=Path, metavar="MODEL_DIR",
+        help="train nothing: refit the temperatures of the model in MODEL_DIR on the validation coins",
+    )
+    ap.add_argument("--negative-copies", type=int, help="altered copies of each non-coin circle per epoch (default copies / 4)")
     args = ap.parse_args()
-    if args.fixtures is not None and str(args.fixtures) in ("", "."):
-        args.fixtures = None
+    if args.fixtures is None:
+        args.fixtures = [Path("fixtures/scenes/dev")]
+    args.fixtures = [f for f in args.fixtures if str(f) not in ("", ".")]
+    cv2.setNumThreads(1)
+    if args.calibrate_only is not None:
+        return calibrate_only(args.calibrate_only, args.data, args.fixtures, args.sure, args.sure_precision)
     global N_RADII, N_ANGLES, PAD, BASE_RADIUS, NORMALISE
     N_RADII, N_ANGLES, BASE_RADIUS = args.resolution
     PAD = N_ANGLES // 8
@@ -292,20 +398,24 @@ def main() -> int:
 
     train = load_coins(args.data, "train")
     val = load_coins(args.data, "val")
+    real_val = len(val)
     rendered_train: list[tuple[np.ndarray, list[tuple[float, float, float, int, int]]]] = []
-    if args.fixtures is not None:
+    for fixtures in args.fixtures:
         # The referee's own rendered table: its coins look unlike the photos' (issue 5's live
         # figures: confident wrong pennies), so the model learns them too and the confidence
         # is calibrated on both kinds of picture.
-        rendered_train = load_coins(args.fixtures, "train")
-        val += load_coins(args.fixtures, "val")
+        rendered_train += load_coins(fixtures, "train", rendered_negatives=args.rendered_negatives > 0)
+        val += load_coins(fixtures, "val")
+    if args.fixtures:
         print(f"rendered train photos {len(rendered_train)} coins {sum(len(c) for _, c in rendered_train)}", flush=True)
     negatives = load_negatives(args.data.parent, args.negatives, rng) if args.negatives else []
     print(f"negatives: {sum(len(c) for _, c in negatives)} circles in {len(negatives)} photos", flush=True)
-    kinds = list(APPEARANCE_KINDS) + ([NOT_COIN] if negatives else [])
+    kinds = list(APPEARANCE_KINDS) + ([NOT_COIN] if negatives or args.rendered_negatives else [])
     print(f"train photos {len(train)} coins {sum(len(c) for _, c in train)}; val photos {len(val)}", flush=True)
     vx, vk, vf = plain(val)
-    net = CoinNet(n_kinds=len(kinds), n_radii=N_RADII)
+    # Which validation coins are real (coins-mmr) and which rendered, to report each.
+    v_real = np.arange(len(vk)) < sum(len(c) for _, c in val[:real_val])
+    net = CoinNet(n_kinds=len(kinds), width=args.width, n_radii=N_RADII)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-3)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=args.epochs * 100)
     steps = 0
@@ -316,7 +426,7 @@ def main() -> int:
             rx, rk, rf = augment_batch(rendered_train, args.fixture_copies, rng)
             x, k, f = np.concatenate([x, rx]), np.concatenate([k, rk]), np.concatenate([f, rf])
         if negatives:
-            nx, nk, nf = augment_batch(negatives, max(1, args.copies // 4), rng)
+            nx, nk, nf = augment_batch(negatives, args.negative_copies or max(1, args.copies // 4), rng)
             x, k, f = np.concatenate([x, nx]), np.concatenate([k, nk]), np.concatenate([f, nf])
         order = rng.permutation(len(x))
         net.train()
@@ -339,19 +449,16 @@ def main() -> int:
         with torch.no_grad():
             kl, fl, _ = net(torch.from_numpy(vx[:, None]))
         kacc = float((kl.argmax(1).numpy() == vk).mean())
-        m = vf >= 0
-        facc = float((fl.argmax(1).numpy()[m] == vf[m]).mean())
-        print(f"epoch {epoch} loss {loss.item():.3f} val kind {kacc:.3f} face {facc:.3f} ({time.time() - t0:.0f}s)", flush=True)
+        right = fl.argmax(1).numpy() == vf
+        facc = {name: float(right[(vf >= 0) & part].mean()) if ((vf >= 0) & part).any() else float("nan")
+                for name, part in (("real", v_real), ("rendered", ~v_real))}
+        print(f"epoch {epoch} loss {loss.item():.3f} val kind {kacc:.3f} face real {facc['real']:.3f} "
+              f"rendered {facc['rendered']:.3f} ({time.time() - t0:.0f}s)", flush=True)
 
     net.eval()
     with torch.no_grad():
         kl, fl, _ = net(torch.from_numpy(vx[:, None]))
-    m = vf >= 0
-    t_face = fit_temperature(fl.numpy()[m], vf[m])
-    t_kind = fit_temperature(kl.numpy(), vk)
-    # Likelihood alone lets a few sure reads be wrong; soften until sure faces are right.
-    t_face = max(t_face, sure_temperature(fl.numpy()[m], vf[m], args.sure, args.sure_precision))
-    print(f"temperatures face {t_face:.2f} kind {t_kind:.2f}")
+    t_face, t_kind = temperatures(fl.numpy(), kl.numpy(), vf, vk, v_real, args.sure, args.sure_precision)
 
     args.out.mkdir(parents=True, exist_ok=True)
     dummy = torch.zeros(1, 1, N_RADII, N_ANGLES + 2 * PAD)
@@ -378,14 +485,15 @@ def main() -> int:
         "face_temperature": round(t_face, 4),
         "kind_temperature": round(t_kind, 4),
         "trained_on": "coins-mmr (MIT, ArthurGoshtasby/MMR-Multi-model-Recognizer), held-out photos excluded"
-        + (f"; the project's rendered {args.fixtures} scenes" if args.fixtures else "")
+        + "".join(f"; the project's rendered {f} scenes" for f in args.fixtures)
         + (
             "; not-a-coin circles from dice-rune55 (CC BY 4.0, Rune55 via N3VERS4YDIE/dice-recognition, trained part)"
             " and every other cards-cadyze photo (CC BY 4.0, card-detection via Ammememe/CardCounterML)"
             if negatives
             else ""
         ),
-        "validation": sorted(VALIDATION) + ([f"{args.fixtures}: every fifth scene"] if args.fixtures else []),
+        "validation": sorted(VALIDATION) + [f"{f}: every fifth scene" for f in args.fixtures],
+        "width": args.width,
         "epochs": args.epochs,
         "seed": args.seed,
     }

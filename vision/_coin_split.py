@@ -14,9 +14,20 @@ HELD_OUT: frozenset[str] = frozenset(
 """12 photos (182 coins): measured, never trained on."""
 
 
+VALIDATION: frozenset[str] = frozenset(f"mmr_{n}.jpg" for n in (48, 49, 73, 74, 93))
+"""5 photos never learned from: training stops and calibrates the confidence on them, and
+candidate models are chosen on them (with the rendered scenes' :func:`rendered_part` ``val``)."""
+
+
 def is_held_out(image: str) -> bool:
     """Whether a coins-mmr photo (file name) is in the held-out part."""
     return image.rsplit("/", 1)[-1] in HELD_OUT
+
+
+def rendered_part(image: str) -> str:
+    """``val`` for every fifth rendered training scene (``dev_0005.jpg``, ``train_0010.jpg``):
+    never learned from, the confidence is calibrated on it; ``train`` for the others."""
+    return "val" if int(image.rsplit("_", 1)[-1].split(".")[0]) % 5 == 0 else "train"
 
 
 def rendered_scale(scene: dict[str, Any], at: tuple[float, float] | None = None) -> float:

@@ -320,6 +320,18 @@ def test_rendered_scale_from_homography() -> None:
         rendered_scale({"image": "s.jpg"})
 
 
+def test_validation_parts_are_fixed_and_apart_from_the_held_out_photos() -> None:
+    """Models are chosen on the validation parts, never on what they are measured on: every
+    fifth rendered training scene, and coins-mmr validation photos that are not held out."""
+    from vision._coin_split import VALIDATION, is_held_out, rendered_part
+
+    assert [rendered_part(f"dev_{n:04d}.jpg") for n in range(6)] == ["val", "train", "train", "train", "train", "val"]
+    assert rendered_part("train_0010.jpg") == "val" and rendered_part("train_0011.jpg") == "train"
+    assert VALIDATION and not any(is_held_out(name) for name in VALIDATION)
+    labelled_photos = {e["image"] for e in json.loads((DATA / "labels.json").read_text())}
+    assert VALIDATION <= labelled_photos
+
+
 def test_coins_that_all_measure_large_are_still_told_apart() -> None:
     """A camera off to the side sees each coin's rim wall and shadow join its outline: every
     coin measures ~6% large. Read at the calibrated scale as exact, a dime (17.91 mm) then
