@@ -16,7 +16,7 @@ scenes; every fifth scene, ``vision._coin_split.rendered_part``, joins the valid
 so the confidence is calibrated on both kinds of picture). The fixtures' held-back test scenes
 and games are refused: they are the measurements. Circles the finder reports that are not
 coins are taught as "not a coin": from the dice and card photos (``--negatives``,
-``--negative-copies`` altered copies each an epoch) and, with ``--rendered-negatives 1``, from
+``--negative-copies`` altered copies each an epoch) and, with ``--rendered-negatives``, from
 the rendered training scenes (nearly all of them dice). The temperatures are fitted on the
 validation coins (see :func:`temperatures`); ``--calibrate-only DIR`` refits them for an
 exported model.
@@ -28,7 +28,7 @@ same with ``--seed 77 --limit 240 --blender 0 --out /tmp/trainp`` (procedural), 
 
     python tools/train_coins.py --seed 22 --epochs 30 --fixtures fixtures/scenes/dev \
         --fixtures /tmp/train/scenes/train --fixtures /tmp/trainp/scenes/train \
-        --rendered-negatives 1 --negative-copies 18 --out /tmp/coins
+        --rendered-negatives --negative-copies 18 --out /tmp/coins
 
 Candidates are compared on the validation parts only (``benchmarks/coins_bench.py
 --only-validation --validation-scenes fixtures/scenes/dev --validation-scenes
@@ -43,15 +43,15 @@ import argparse
 import json
 import sys
 import time
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision._coin_geometry import APPEARANCE_KINDS, COIN_DIAMETER_MM, polar_grid, polar_samples  # noqa: E402
+from vision._coin_geometry import APPEARANCE_KINDS, COIN_DIAMETER_MM, Circle, polar_grid, polar_samples  # noqa: E402
 from vision._coin_split import VALIDATION, is_held_out, rendered_part, rendered_scale  # noqa: E402
 from vision.coins import CoinParams, find_coin_circles  # noqa: E402
 from web.service import read_params  # noqa: E402
@@ -146,7 +146,7 @@ def load_coins(
     return out
 
 
-def on_a_coin(circle: Any, objects: list[dict[str, Any]]) -> bool:
+def on_a_coin(circle: Circle, objects: list[dict[str, Any]]) -> bool:
     """Whether a found circle's centre lies on any labelled coin (box grown by a fifth), even a
     leaning or hidden one: only circles clear of every coin are sure not to be one."""
     for o in objects:
@@ -303,7 +303,7 @@ def temperatures(
     """(face, kind) softmax temperatures fitted on the validation coins.
 
     The face temperature is fitted on the real photos and the rendered scenes apart, and the
-    largest is kept: the rendered coins outnumber the real ones five to one, and fitted
+    largest is kept: the rendered coins outnumber the real ones several times over, and fitted
     together they make the model sure of faces on real coins of designs it never saw. On each
     part it is the likelihood's over every coin with a face, dollar and foreign coins
     (``other``) included: they stand for the designs the model has not learned, such as a new
@@ -326,6 +326,18 @@ def temperatures(
     return t_face, t_kind
 
 
+def validation_coins(
+    data: Path, fixtures: list[Path]
+) -> tuple[list[tuple[np.ndarray, list[tuple[float, float, float, int, int]]]], np.ndarray]:
+    """The validation photos of coins-mmr then of each rendered folder, and which of their
+    coins (in :func:`plain`'s order) are real."""
+    val = load_coins(data, "val")
+    n_real = sum(len(c) for _, c in val)
+    for folder in fixtures:
+        val += load_coins(folder, "val")
+    return val, np.arange(sum(len(c) for _, c in val)) < n_real
+
+
 def calibrate_only(model_dir: Path, data: Path, fixtures: list[Path], sure: float, precision: float) -> int:
     """Refit the temperatures of the exported model in ``model_dir`` (run with ``cv2.dnn``, as
     at run time) on the validation coins, and rewrite its ``coin_face.json``."""
@@ -333,12 +345,8 @@ def calibrate_only(model_dir: Path, data: Path, fixtures: list[Path], sure: floa
     meta = json.loads((model_dir / "coin_face.json").read_text())
     N_RADII, N_ANGLES, PAD = meta["n_radii"], meta["n_angles"], meta["pad"]
     BASE_RADIUS, NORMALISE = meta["base_radius"], meta["normalise"]
-    val = load_coins(data, "val")
-    real_val = len(val)
-    for folder in fixtures:
-        val += load_coins(folder, "val")
+    val, real = validation_coins(data, fixtures)
     vx, vk, vf = plain(val)
-    real = np.arange(len(vk)) < sum(len(c) for _, c in val[:real_val])
     net = cv2.dnn.readNetFromONNX(str(model_dir / "coin_face.onnx"))
     net.setInput(np.ascontiguousarray(vx[:, None], dtype=np.float32))
     kind_logits, face_logits, _ = net.forward(["kind", "face", "embed"])
@@ -372,8 +380,8 @@ def main() -> int:
     ap.add_argument("--sure-precision", type=float, default=0.995, help="share of sure validation faces that must be right")
     ap.add_argument("--negatives", type=int, default=1500, help="non-coin circles from the dice and card photos (0: none)")
     ap.add_argument(
-        "--rendered-negatives", type=int, default=0,
-        help="1: also teach the finder's circles on no coin of the rendered training scenes as not a coin",
+        "--rendered-negatives", action="store_true",
+        help="also teach the finder's circles on no coin of the rendered training scenes as not a coin",
     )
     ap.add_argument(
         "--calibrate-only", type=Path, metavar="MODEL_DIR",
@@ -392,20 +400,19 @@ def main() -> int:
     PAD = N_ANGLES // 8
     NORMALISE = args.normalise
     torch.set_num_threads(args.threads)
-    cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
 
     train = load_coins(args.data, "train")
-    val = load_coins(args.data, "val")
-    real_val = len(val)
+    # Which validation coins are real (coins-mmr) and which rendered: each is reported and
+    # calibrated on apart.
+    val, v_real = validation_coins(args.data, args.fixtures)
     rendered_train: list[tuple[np.ndarray, list[tuple[float, float, float, int, int]]]] = []
     for fixtures in args.fixtures:
         # The referee's own rendered table: its coins look unlike the photos' (issue 5's live
         # figures: confident wrong pennies), so the model learns them too and the confidence
         # is calibrated on both kinds of picture.
-        rendered_train += load_coins(fixtures, "train", rendered_negatives=args.rendered_negatives > 0)
-        val += load_coins(fixtures, "val")
+        rendered_train += load_coins(fixtures, "train", rendered_negatives=args.rendered_negatives)
     if args.fixtures:
         print(f"rendered train photos {len(rendered_train)} coins {sum(len(c) for _, c in rendered_train)}", flush=True)
     negatives = load_negatives(args.data.parent, args.negatives, rng) if args.negatives else []
@@ -413,8 +420,6 @@ def main() -> int:
     kinds = list(APPEARANCE_KINDS) + ([NOT_COIN] if negatives or args.rendered_negatives else [])
     print(f"train photos {len(train)} coins {sum(len(c) for _, c in train)}; val photos {len(val)}", flush=True)
     vx, vk, vf = plain(val)
-    # Which validation coins are real (coins-mmr) and which rendered, to report each.
-    v_real = np.arange(len(vk)) < sum(len(c) for _, c in val[:real_val])
     net = CoinNet(n_kinds=len(kinds), width=args.width, n_radii=N_RADII)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-3)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=args.epochs * 100)
