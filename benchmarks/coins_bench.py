@@ -35,7 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision._coin_geometry import COIN_DIAMETER_MM  # noqa: E402
-from vision._coin_split import VALIDATION, is_held_out, rendered_part, rendered_scale  # noqa: E402
+from vision._coin_split import VALIDATION, is_held_back, is_held_out, rendered_part, rendered_scale  # noqa: E402
 from vision.coins import CONFIDENT, CoinParams, draw_coins, find_coins  # noqa: E402
 from vision.enrol import CoinProfile, enrol_coins  # noqa: E402
 from vision.types import Detection  # noqa: E402
@@ -207,14 +207,18 @@ def validation(data: Path, scenes: list[Path], params: CoinParams) -> int:
     rendered folder's validation scenes."""
     labels = json.loads((data / "labels.json").read_text())
     t = Tally()
+    for folder in scenes:
+        if is_held_back(folder):
+            raise SystemExit(f"{folder}: the held-back test scenes and games are not for choosing models")
     for e in labels:
         if e["image"] in VALIDATION:
-            dets, _ = find_coins(cv2.imread(str(data / e["image"])), params)
+            img = cv2.imread(str(data / e["image"]))
+            if img is None:
+                raise SystemExit(f"cannot read {data / e['image']}")
+            dets, _ = find_coins(img, params)
             score(t, dets, e["objects"])
     print(t.line("coins-mmr validation"))
     for folder in scenes:
-        if "scenes/test" in str(folder.resolve()).replace("\\", "/"):
-            raise SystemExit(f"{folder}: the held-back test scenes are not for choosing models")
         fixture_tally(folder, params, f"{folder} validation", only_part="val")
     return 0
 

@@ -52,7 +52,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision._coin_geometry import APPEARANCE_KINDS, COIN_DIAMETER_MM, Circle, polar_grid, polar_samples  # noqa: E402
-from vision._coin_split import VALIDATION, is_held_out, rendered_part, rendered_scale  # noqa: E402
+from vision._coin_split import VALIDATION, is_held_back, is_held_out, rendered_part, rendered_scale  # noqa: E402
 from vision.coins import CoinParams, find_coin_circles  # noqa: E402
 from web.service import read_params  # noqa: E402
 
@@ -108,7 +108,7 @@ def load_coins(
     coin at all (a die's face or pip, a printed marker or zone name) are taught as not a coin
     (kind index ``len(APPEARANCE_KINDS)``): they are the false coins of the referee's own table.
     """
-    if "scenes/test" in str(data.resolve()).replace("\\", "/") or "games" in data.parts:
+    if is_held_back(data):
         raise ValueError(f"{data}: the fixtures' test scenes and games are held back, never trained on")
     labels = json.loads((data / "labels.json").read_text())
     rendered = any("renderer" in e for e in labels)

@@ -6,6 +6,7 @@ heads-up and then flipped), so whole groups are held out, never one photo of a p
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 HELD_OUT: frozenset[str] = frozenset(
@@ -26,8 +27,20 @@ def is_held_out(image: str) -> bool:
 
 def rendered_part(image: str) -> str:
     """``val`` for every fifth rendered training scene (``dev_0005.jpg``, ``train_0010.jpg``):
-    never learned from, the confidence is calibrated on it; ``train`` for the others."""
-    return "val" if int(image.rsplit("_", 1)[-1].split(".")[0]) % 5 == 0 else "train"
+    never learned from, the confidence is calibrated on it; ``train`` for the others.
+
+    :raises ValueError: for a name that does not end in ``_<number>.<ext>``.
+    """
+    number = image.rsplit("_", 1)[-1].split(".")[0]
+    if "_" not in image or not number.isdigit():
+        raise ValueError(f"{image}: a rendered scene's name ends in _<number>.<ext> (dev_0005.jpg)")
+    return "val" if int(number) % 5 == 0 else "train"
+
+
+def is_held_back(folder: Path) -> bool:
+    """Whether ``folder`` is the fixtures' held-back test scenes or their games: measured,
+    never trained on nor used to choose a model."""
+    return "scenes/test" in folder.resolve().as_posix() or "games" in folder.parts
 
 
 def rendered_scale(scene: dict[str, Any], at: tuple[float, float] | None = None) -> float:

@@ -332,6 +332,20 @@ def test_validation_parts_are_fixed_and_apart_from_the_held_out_photos() -> None
     assert VALIDATION <= labelled_photos
 
 
+def test_a_scene_name_without_its_number_and_the_held_back_folders_are_named() -> None:
+    """A scene name the split cannot place is refused by name; the held-back test scenes and
+    the games are told apart from the scenes models may learn from."""
+    from vision._coin_split import is_held_back, rendered_part
+
+    with pytest.raises(ValueError, match="table.jpg: a rendered scene's name ends in _<number>"):
+        rendered_part("table.jpg")
+    with pytest.raises(ValueError, match="dev_final.jpg"):
+        rendered_part("dev_final.jpg")
+    root = Path(__file__).resolve().parents[2] / "fixtures"
+    assert is_held_back(root / "scenes" / "test") and is_held_back(root / "games" / "sp_t1")
+    assert not is_held_back(root / "scenes" / "dev")
+
+
 def test_coins_that_all_measure_large_are_still_told_apart() -> None:
     """A camera off to the side sees each coin's rim wall and shadow join its outline: every
     coin measures ~6% large. Read at the calibrated scale as exact, a dime (17.91 mm) then
