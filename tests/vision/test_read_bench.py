@@ -1,0 +1,44 @@
+"""``benchmarks/read_bench.py``: the speed benchmark of the whole read runs and names bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchmarks.read_bench import load_scenes, main
+
+TEST_SCENES = Path(__file__).resolve().parents[2] / "fixtures" / "scenes" / "test"
+
+
+def two_scenes(folder: Path) -> Path:
+    """A folder holding the first two held-back scenes and their labels."""
+    labels = json.loads((TEST_SCENES / "labels.json").read_text())[:2]
+    for entry in labels:
+        shutil.copy(TEST_SCENES / entry["image"], folder / entry["image"])
+    (folder / "labels.json").write_text(json.dumps(labels))
+    return folder
+
+
+def test_times_the_three_reads_of_each_scene(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--scenes", str(two_scenes(tmp_path)), "--passes", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "2 scenes" in out and "1280x960" in out
+    for label in ("coins and dice", "coins alone", "dice alone"):
+        line = next(row for row in out.splitlines() if row.startswith(label))
+        assert "2 reads" in line and "median ms per frame: CPU" in line
+
+
+def test_a_missing_or_unreadable_scene_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = two_scenes(tmp_path)
+    name = json.loads((folder / "labels.json").read_text())[1]["image"]
+    (folder / name).write_bytes(b"not a jpeg")
+    with pytest.raises(ValueError, match=name):
+        load_scenes(folder)
+    (folder / name).unlink()
+    assert main(["--scenes", str(folder)]) == 2
+    assert name in capsys.readouterr().err
+    assert main(["--scenes", str(tmp_path / "nowhere")]) == 2
+    assert "no labels.json" in capsys.readouterr().err
