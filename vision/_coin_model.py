@@ -9,6 +9,7 @@ calibration temperature. Both are written by ``tools/train_coins.py``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from dataclasses import dataclass
@@ -37,6 +38,9 @@ class ModelMeta:
     face_temperature: float
     kind_temperature: float
     normalise: str = "zscore"
+    fingerprint: str = ""
+    """The start of the ONNX file's SHA-256: which model an embedding came from (a table's
+    learned exemplars are embeddings of the model they were learned with)."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,11 @@ def load_model(model_dir: Path = MODEL_DIR) -> CoinModel:
     return cache[model_dir]
 
 
+def _fingerprint(onnx_path: Path) -> str:
+    """The first 16 hex digits of the file's SHA-256, or "" if there is no such file."""
+    return hashlib.sha256(onnx_path.read_bytes()).hexdigest()[:16] if onnx_path.is_file() else ""
+
+
 def _read_model(model_dir: Path) -> CoinModel:
     """Read the network and its metadata from ``model_dir``."""
     meta_path = model_dir / "coin_face.json"
@@ -124,5 +133,6 @@ def _read_model(model_dir: Path) -> CoinModel:
         face_temperature=float(raw.get("face_temperature", 1.0)),
         kind_temperature=float(raw.get("kind_temperature", 1.0)),
         normalise=str(raw.get("normalise", "zscore")),
+        fingerprint=_fingerprint(model_dir / "coin_face.onnx"),
     )
     return CoinModel(model_dir / "coin_face.onnx", meta)

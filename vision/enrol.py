@@ -58,6 +58,17 @@ class CoinProfile:
     """How fast an exemplar's vote falls with distance (cosine similarity x sharpness)."""
     weight: float = 1.0
     """How strongly the exemplars' vote counts against the shipped model."""
+    model: str = ""
+    """The fingerprint of the coin model the exemplars were learned with
+    (``ModelMeta.fingerprint``; empty in profiles written before it was recorded)."""
+
+    def exemplars_fit(self, fingerprint: str, dim: int) -> bool:
+        """Whether the exemplars can vote with the coin model ``fingerprint`` whose embeddings
+        have ``dim`` values: another model's embeddings mean nothing to it (a newer shipped
+        model, say), so its reads are then used alone; colours and sizes still apply."""
+        if self.model:
+            return self.model == fingerprint
+        return self.embeddings.ndim == 2 and self.embeddings.shape[1] == dim
 
     def size_factors(self) -> np.ndarray:
         """Per-kind size corrections in ``APPEARANCE_KINDS`` order."""
@@ -100,6 +111,7 @@ class CoinProfile:
             "neighbours": self.neighbours,
             "sharpness": self.sharpness,
             "weight": self.weight,
+            "model": self.model,
         }
         with open(path, "wb") as fh:
             np.savez_compressed(
@@ -143,6 +155,7 @@ class CoinProfile:
             neighbours=int(header.get("neighbours", 5)),
             sharpness=float(header.get("sharpness", 20.0)),
             weight=float(header.get("weight", 1.0)),
+            model=str(header.get("model", "")),
         )
 
 
@@ -162,6 +175,7 @@ def enrol_coins(
     faces: list[int] = []
     colours_by_kind: dict[str, list[np.ndarray]] = {k: [] for k in APPEARANCE_KINDS}
     sizes: list[tuple[str, float]] = []
+    fingerprint = ""
     for n, (frame, coins) in enumerate(examples):
         validate_frame(frame)
         if not coins:
@@ -175,7 +189,8 @@ def enrol_coins(
             r = (c.bbox[2] + c.bbox[3]) / 4.0
             x, y = c.center if c.center != (0.0, 0.0) else (c.bbox[0] + c.bbox[2] / 2, c.bbox[1] + c.bbox[3] / 2)
             circles.append(Circle(float(x), float(y), float(r)))
-        colour, out, _meta = measure_coins(frame, circles, params)
+        colour, out, meta = measure_coins(frame, circles, params)
+        fingerprint = meta.fingerprint
         # This photo's scale from its confirmed coins, then each coin's size against it.
         scales = [COIN_DIAMETER_MM[c.kind] / (2 * ci.r) for c, ci in zip(coins, circles)]
         scale = float(np.median(scales))
@@ -194,6 +209,7 @@ def enrol_coins(
         faces=np.asarray(faces, np.int64),
         colours=_learn_colours(colours_by_kind),
         size_factor=_learn_sizes(sizes),
+        model=fingerprint,
     )
 
 

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from vision.coins import CoinParams, find_coins, validate_frame
+from vision.coins import CoinParams, find_coins, profile_fits_model, validate_frame
 from vision.enrol import CoinProfile
 from vision.types import CONFIDENT, DIE_KINDS, Detection, TableObservation
 
@@ -84,6 +84,11 @@ def read_table(
         # A calibration that knows its scale at each point (a tilted camera's varies) gives it.
         scale_at = getattr(calibration, "mm_per_px_at", None) if calibration is not None else None
         coins, coin_scale = find_coins(frame, params.coins, mm_per_px, profile, scale_at=scale_at)
+        if profile is not None and len(profile.kinds) and not profile_fits_model(profile, params.coins):
+            notes.append(
+                "the table's learned coins were learned with another coin model: their faces are "
+                "not used (colours and sizes are); learn this table again"
+            )
     dice: list[Detection] = []
     if params.read_dice:
         try:

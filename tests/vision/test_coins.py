@@ -257,6 +257,35 @@ def test_enrolment_profile_round_trip(tmp_path: Path) -> None:
     assert sum(d.value == o["value"] for o, d in faces) >= 0.6 * len(faces)
 
 
+def test_a_profile_learned_with_another_coin_model_keeps_colours_and_drops_its_exemplars(tmp_path: Path) -> None:
+    """A profile records the coin model it was learned with; after a model change (a newer
+    shipped model) its exemplars' embeddings mean nothing, so they do not vote (nor crash the
+    read on their other length), its colours still apply, and ``read_table`` says to learn again."""
+    from vision.read import read_table
+
+    img, objects = labelled("mmr_60.jpg")
+    dets, _ = find_coins(img)
+    confirmed = [
+        Detection(kind=o["kind"], value=o["value"] if o["value"] in ("heads", "tails") else None, bbox=d.bbox, confidence=1.0, center=d.center)
+        for o, d in pair(dets, objects)
+        if d is not None
+    ]
+    profile = enrol_coins([(img, confirmed)])
+    assert len(profile.model) == 16
+    profile.save(tmp_path / "table.npz")
+    assert CoinProfile.load(tmp_path / "table.npz").model == profile.model
+    other, _ = labelled("mmr_61.jpg")
+    no_exemplars = replace(profile, embeddings=profile.embeddings[:0], kinds=profile.kinds[:0], faces=profile.faces[:0])
+    expected = [(d.kind, d.value, d.confidence) for d in find_coins(other, profile=no_exemplars)[0]]
+    with_exemplars = [(d.kind, d.value, d.confidence) for d in find_coins(other, profile=profile)[0]]
+    assert with_exemplars != expected  # the exemplars do vote with the model they were learned with
+    stale = [replace(profile, model="0" * 16), replace(profile, model="", embeddings=profile.embeddings[:, :40])]
+    for old in stale:
+        assert [(d.kind, d.value, d.confidence) for d in find_coins(other, profile=old)[0]] == expected
+        assert any("learn this table again" in note for note in read_table(other, profile=old).notes)
+    assert not any("learn this table again" in note for note in read_table(other, profile=profile).notes)
+
+
 def test_bad_profile_names_the_field(tmp_path: Path) -> None:
     """A profile file with a missing field is refused with that field's name."""
     path = tmp_path / "bad.npz"
