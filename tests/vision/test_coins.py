@@ -234,16 +234,21 @@ def test_colour_never_vetoes() -> None:
     assert ll.min() >= -12.0
 
 
-def test_enrolment_profile_round_trip(tmp_path: Path) -> None:
-    """Enrol on one photo's confirmed coins, save, load, and read the flipped photo with it."""
-    img, objects = labelled("mmr_60.jpg")
+def enrolled_on(name: str) -> CoinProfile:
+    """A profile learned from one photo's coins as the players would confirm them (its labels)."""
+    img, objects = labelled(name)
     dets, _ = find_coins(img)
     confirmed = [
         Detection(kind=o["kind"], value=o["value"] if o["value"] in ("heads", "tails") else None, bbox=d.bbox, confidence=1.0, center=d.center)
         for o, d in pair(dets, objects)
         if d is not None
     ]
-    profile = enrol_coins([(img, confirmed)])
+    return enrol_coins([(img, confirmed)])
+
+
+def test_enrolment_profile_round_trip(tmp_path: Path) -> None:
+    """Enrol on one photo's confirmed coins, save, load, and read the flipped photo with it."""
+    profile = enrolled_on("mmr_60.jpg")
     path = tmp_path / "table.npz"
     profile.save(path)
     loaded = CoinProfile.load(path)
@@ -263,14 +268,7 @@ def test_a_profile_learned_with_another_coin_model_keeps_colours_and_drops_its_e
     read on their other length), its colours still apply, and ``read_table`` says to learn again."""
     from vision.read import read_table
 
-    img, objects = labelled("mmr_60.jpg")
-    dets, _ = find_coins(img)
-    confirmed = [
-        Detection(kind=o["kind"], value=o["value"] if o["value"] in ("heads", "tails") else None, bbox=d.bbox, confidence=1.0, center=d.center)
-        for o, d in pair(dets, objects)
-        if d is not None
-    ]
-    profile = enrol_coins([(img, confirmed)])
+    profile = enrolled_on("mmr_60.jpg")
     assert len(profile.model) == 16
     profile.save(tmp_path / "table.npz")
     assert CoinProfile.load(tmp_path / "table.npz").model == profile.model
