@@ -34,6 +34,13 @@ Candidates are compared on the validation parts only (``benchmarks/coins_bench.p
 --only-validation --validation-scenes fixtures/scenes/dev --validation-scenes
 /tmp/train/scenes/train --validation-scenes /tmp/trainp/scenes/train``).
 
+The shipped model (session 9) is three such models joined by ``tools/ensemble_coins.py``, the
+command above with ``--seed 22``, ``--seed 23`` and ``--seed 22 --copies 48`` (its
+``coin_face.json`` lists them), then ``--calibrate-only`` on the joined model with the same
+three ``--fixtures``. ``--teacher DIR`` trains one model to match a joined model's outputs
+as well as the labels (knowledge distillation); tried in session 9, the students read no
+more validation faces than a single model.
+
 Writes ``coin_face.onnx`` and ``coin_face.json`` into ``--out``.
 """
 
@@ -326,6 +333,31 @@ def temperatures(
     return t_face, t_kind
 
 
+DISTILL_T = 2.0
+"""Softmax temperature at which a student learns its teacher's outputs (Hinton et al., 2015)."""
+
+
+def teacher_logits(teacher: cv2.dnn.Net, x: np.ndarray, batch: int = 2048) -> tuple[np.ndarray, np.ndarray]:
+    """The teacher's (kind, face) logits for the polar images ``x``, run as at run time."""
+    kinds, faces = [], []
+    for i in range(0, len(x), batch):
+        part = x[i : i + batch]
+        teacher.setInput(np.ascontiguousarray(part[:, None], dtype=np.float32))
+        k, f, _ = teacher.forward(["kind", "face", "embed"])
+        kinds.append(np.asarray(k, np.float32).reshape(len(part), -1))
+        faces.append(np.asarray(f, np.float32).reshape(len(part), -1))
+    return np.concatenate(kinds), np.concatenate(faces)
+
+
+def distillation(student: torch.Tensor, teacher: torch.Tensor) -> torch.Tensor:
+    """How far the student's softened outputs are from the teacher's (KL divergence, scaled by
+    T squared so that its gradients weigh as much as the labels' at any temperature)."""
+    return F.kl_div(
+        F.log_softmax(student / DISTILL_T, dim=1), F.log_softmax(teacher / DISTILL_T, dim=1),
+        reduction="batchmean", log_target=True,
+    ) * DISTILL_T**2
+
+
 def validation_coins(
     data: Path, fixtures: list[Path]
 ) -> tuple[list[tuple[np.ndarray, list[tuple[float, float, float, int, int]]]], np.ndarray]:
@@ -388,6 +420,11 @@ def main() -> int:
         help="train nothing: refit the temperatures of the model in MODEL_DIR on the validation coins",
     )
     ap.add_argument("--negative-copies", type=int, help="altered copies of each non-coin circle per epoch (default copies / 4)")
+    ap.add_argument(
+        "--teacher", type=Path, metavar="MODEL_DIR",
+        help="also learn the outputs of the exported model in MODEL_DIR (an ensemble: tools/ensemble_coins.py)",
+    )
+    ap.add_argument("--teacher-weight", type=float, default=0.7, help="share of the loss taken by the teacher's outputs")
     args = ap.parse_args()
     if args.fixtures is None:
         args.fixtures = [Path("fixtures/scenes/dev")]
@@ -421,6 +458,15 @@ def main() -> int:
     print(f"train photos {len(train)} coins {sum(len(c) for _, c in train)}; val photos {len(val)}", flush=True)
     vx, vk, vf = plain(val)
     net = CoinNet(n_kinds=len(kinds), width=args.width, n_radii=N_RADII)
+    teacher = None
+    if args.teacher is not None:
+        teacher = cv2.dnn.readNetFromONNX(str(args.teacher / "coin_face.onnx"))
+        t_meta = json.loads((args.teacher / "coin_face.json").read_text())
+        if t_meta["kinds"] != kinds or [t_meta[k] for k in ("n_radii", "n_angles", "base_radius", "normalise")] != [
+            N_RADII, N_ANGLES, BASE_RADIUS, NORMALISE
+        ]:
+            print(f"error: the teacher {args.teacher} reads other kinds or another polar image", file=sys.stderr)
+            return 2
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-3)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=args.epochs * 100)
     steps = 0
@@ -434,6 +480,8 @@ def main() -> int:
             nx, nk, nf = augment_batch(negatives, args.negative_copies or max(1, args.copies // 4), rng)
             x, k, f = np.concatenate([x, nx]), np.concatenate([k, nk]), np.concatenate([f, nf])
         order = rng.permutation(len(x))
+        if teacher is not None:
+            t_kind, t_face = teacher_logits(teacher, x)
         net.train()
         batch = max(1, len(x) // 100)
         for b in range(100):
@@ -444,6 +492,11 @@ def main() -> int:
             fmask = torch.from_numpy(f[idx] >= 0)
             if fmask.any():
                 loss = loss + F.cross_entropy(fl[fmask], torch.from_numpy(f[idx])[fmask])
+            if teacher is not None:
+                w = args.teacher_weight
+                loss = (1 - w) * loss + w * distillation(kl, torch.from_numpy(t_kind[idx]))
+                if fmask.any():
+                    loss = loss + w * distillation(fl[fmask], torch.from_numpy(t_face[idx])[fmask])
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -501,6 +554,8 @@ def main() -> int:
         "width": args.width,
         "epochs": args.epochs,
         "seed": args.seed,
+        "command": " ".join(["python tools/train_coins.py", *sys.argv[1:]]),
+        **({"teacher": str(args.teacher), "teacher_weight": args.teacher_weight} if args.teacher else {}),
     }
     (args.out / "coin_face.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(f"wrote {args.out / 'coin_face.onnx'}")

@@ -1,0 +1,110 @@
+"""Join several exported coin models into one ONNX model that averages them.
+
+Usage (the ``onnx`` package is needed here only, never at run time)::
+
+    python tools/ensemble_coins.py --member vision/models --member /tmp/coins --out /tmp/ensemble
+    python tools/train_coins.py --calibrate-only /tmp/ensemble --fixtures fixtures/scenes/dev ...
+
+Each member is a folder written by ``tools/train_coins.py`` (``coin_face.onnx`` and
+``coin_face.json``); they must share the polar sampling and the kinds. The joined model has the
+same input and outputs as one member, so the run-time code does not change:
+
+- ``kind`` and ``face``: the mean of the members' logits (models trained apart err apart, so
+  their mean is right more often and less sure when they disagree);
+- ``embed``: the members' embeddings, each scaled to unit length, side by side.
+
+Its ``coin_face.json`` is the first member's, with the members recorded; refit its
+temperatures with ``train_coins.py --calibrate-only`` before measuring it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import onnx
+from onnx import helper
+
+SAMPLING_KEYS = ("n_radii", "n_angles", "pad", "inner", "outer", "base_radius", "normalise", "kinds", "faces")
+"""Metadata the members must agree on: they read the same polar image and name the same kinds."""
+OUTPUTS = ("kind", "face", "embed")
+
+
+def join(members: list[onnx.ModelProto]) -> onnx.ModelProto:
+    """One model whose ``kind`` and ``face`` are the mean of the members' and whose ``embed``
+    is their unit-length embeddings concatenated."""
+    if len(members) < 2:
+        raise ValueError("an ensemble needs at least two members")
+    opset = max(op.version for m in members for op in m.opset_import if op.domain in ("", "ai.onnx"))
+    nodes, inits = [], []
+    graph_input = members[0].graph.input[0]
+    for i, member in enumerate(members):
+        renamed = onnx.compose.add_prefix(member, prefix=f"m{i}_")
+        g = renamed.graph
+        # Every member reads the one shared input.
+        feed = g.input[0].name
+        for node in g.node:
+            node.input[:] = [graph_input.name if name == feed else name for name in node.input]
+        nodes += list(g.node)
+        inits += list(g.initializer)
+        # Unit length by plain operations (OpenCV's importer has no LpNormalization).
+        e = f"m{i}_embed"
+        nodes += [
+            helper.make_node("ReduceSumSquare", [e], [f"{e}_sq"], axes=[1], keepdims=1),
+            helper.make_node("Sqrt", [f"{e}_sq"], [f"{e}_norm"]),
+            helper.make_node("Add", [f"{e}_norm", "ensemble_eps"], [f"{e}_norm_eps"]),
+            helper.make_node("Div", [e, f"{e}_norm_eps"], [f"{e}_unit"]),
+        ]
+    n = len(members)
+    inits.append(helper.make_tensor("ensemble_share", onnx.TensorProto.FLOAT, [], [1.0 / n]))
+    inits.append(helper.make_tensor("ensemble_eps", onnx.TensorProto.FLOAT, [], [1e-6]))
+    for out in ("kind", "face"):
+        nodes.append(helper.make_node("Sum", [f"m{i}_{out}" for i in range(n)], [f"{out}_sum"]))
+        nodes.append(helper.make_node("Mul", [f"{out}_sum", "ensemble_share"], [out]))
+    nodes.append(helper.make_node("Concat", [f"m{i}_embed_unit" for i in range(n)], ["embed"], axis=1))
+    outputs = []
+    for out in OUTPUTS:
+        dims = [d.dim_param or d.dim_value for d in members[0].graph.output[OUTPUTS.index(out)].type.tensor_type.shape.dim]
+        if out == "embed":
+            dims = [dims[0], sum(m.graph.output[2].type.tensor_type.shape.dim[1].dim_value for m in members)]
+        outputs.append(helper.make_tensor_value_info(out, onnx.TensorProto.FLOAT, dims))
+    graph = helper.make_graph(nodes, "coin_face_ensemble", [graph_input], outputs, initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = members[0].ir_version
+    onnx.checker.check_model(model)
+    return model
+
+
+def main() -> int:
+    """Join the members and write the ensemble's ``coin_face.onnx`` and ``coin_face.json``."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--member", type=Path, action="append", required=True, help="a model folder, repeatable")
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+    metas = [json.loads((m / "coin_face.json").read_text()) for m in args.member]
+    for folder, meta in zip(args.member[1:], metas[1:]):
+        differ = [k for k in SAMPLING_KEYS if meta.get(k) != metas[0].get(k)]
+        if differ:
+            print(f"error: {folder} differs from {args.member[0]} in {', '.join(differ)}", file=sys.stderr)
+            return 2
+    model = join([onnx.load(str(m / "coin_face.onnx")) for m in args.member])
+    args.out.mkdir(parents=True, exist_ok=True)
+    onnx.save(model, str(args.out / "coin_face.onnx"))
+    meta = dict(metas[0])
+    meta["members"] = [
+        {k: m[k] for k in ("command", "trained_on", "validation", "width", "epochs", "seed") if k in m}
+        for m in metas
+    ]
+    for k in ("command", "trained_on", "validation", "width", "epochs", "seed", "teacher", "teacher_weight"):
+        meta.pop(k, None)
+    meta["trained_on"] = "; ".join(dict.fromkeys(part for m in metas for part in m["trained_on"].split("; ")))
+    meta["validation"] = list(dict.fromkeys(v for m in metas for v in m["validation"]))
+    (args.out / "coin_face.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(f"wrote {args.out / 'coin_face.onnx'} ({len(args.member)} members)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
