@@ -60,7 +60,7 @@ def covers(found: list[Detection], x: float, y: float) -> bool:
 
 # Drawn dice. The shipped finder learned from photos only, and on these clean drawings it
 # finds each die but often boxes a pip rather than the face, so reads of drawn dice are
-# not asserted here (a known gap, see benchmarks/dice_results.md); finding is.
+# not asserted here (a known gap, see BENCHMARKS.md, dice); finding is.
 @pytest.mark.parametrize("face", [1, 2, 3, 4, 5, 6])
 def test_white_die_black_pips_is_found(face: int) -> None:
     img = table()
@@ -144,7 +144,7 @@ def test_params_are_frozen() -> None:
 
 
 # Real photos: held-out photos of each group (never trained on); a missing file fails
-# the test. Floors sit well below the benchmark figures (benchmarks/dice_results.md).
+# the test. Floors sit well below the benchmark figures (BENCHMARKS.md, dice).
 REAL = [
     "rune55_pxl_PXL_20240219_192350216_6e92a39f.jpg",
     "rune55_pxl_PXL_20240219_191029616_708a45f7.jpg",
