@@ -62,6 +62,11 @@ class Tally:
     faces_confident: int = 0
     unsure_label_confident: int = 0
     confusion: dict[str, int] = field(default_factory=dict)
+    not_flat: dict[str, int] = field(default_factory=dict)
+    """Rendered coins that do not lie flat (cocked against something, on edge, moving), by
+    what the reader made of them: ``reported`` (flagged not flat), ``sure face`` (read as a
+    face with confidence: a wrong ruling, since such a throw is invalid, RULES A1),
+    ``unsure`` (found, no face or not sure), ``missed``."""
 
     def line(self, name: str) -> str:
         """One report line."""
@@ -193,11 +198,22 @@ def fixture_tally(folder: Path, params: CoinParams, name: str, only_part: str | 
         calibrated = replace(read_params(scale, img.shape[1], img.shape[0]).coins, model_dir=params.model_dir)
         dets, _ = find_coins(img, calibrated, mm_per_px=scale, scale_at=lambda p, e=e: rendered_scale(e, p))
         left_out = [o for o in e["objects"] if o["kind"] in COIN_DIAMETER_MM and set(o.get("flags", ())) - {"occluded"}]
-        extra = {id(d) for o, d in match(dets, left_out) if d is not None}
+        left_out_reads = match(dets, left_out)
+        extra = {id(d) for o, d in left_out_reads if d is not None}
+        for o, d in left_out_reads:
+            what = (
+                "missed" if d is None
+                else "reported" if d.flags
+                else "sure face" if d.value is not None and d.confidence >= CONFIDENT
+                else "unsure"
+            )
+            key = f"{'/'.join(sorted(set(o['flags']) - {'occluded'}))} {what}"
+            t.not_flat[key] = t.not_flat.get(key, 0) + 1
         score(t, [d for d in dets if id(d) not in extra], fixture_objects(e["objects"]))
     print(t.line(name))
     wrong = {k: v for k, v in sorted(t.confusion.items()) if k.split("->")[0] != k.split("->")[1]}
     print(f"  denomination confusions: {wrong}; unsure-labelled read with confidence: {t.unsure_label_confident}")
+    print(f"  coins not lying flat (not scored above), as read: {dict(sorted(t.not_flat.items()))}")
     return t
 
 
