@@ -101,8 +101,13 @@ class CoinNet(nn.Module):
         return self.kind(h), self.face(h), emb
 
 
+UNSURE_FACE = -2
+"""Face label of a coin whose face must not be read surely: a rendered coin cocked against
+something (a throw to make again, RULES A1) that looks nearly flat from above."""
+
+
 def load_coins(
-    data: Path, which: str, rendered_negatives: bool = False
+    data: Path, which: str, rendered_negatives: bool = False, cocked_unsure: bool = False
 ) -> list[tuple[np.ndarray, list[tuple[float, float, float, int, int]]]]:
     """(gray-able BGR image, [(x, y, r, kind index, face index or -1)]) for one part of the data.
 
@@ -114,6 +119,8 @@ def load_coins(
     With ``rendered_negatives``, the finder's circles in a rendered scene that lie on no
     coin at all (a die's face or pip, a printed marker or zone name) are taught as not a coin
     (kind index ``len(APPEARANCE_KINDS)``): they are the false coins of the referee's own table.
+    With ``cocked_unsure``, rendered coins cocked against something are kept with the face
+    :data:`UNSURE_FACE`: the model learns their kind, and to be unsure of their face.
     """
     if is_held_back(data):
         raise ValueError(f"{data}: the fixtures' test scenes and games are held back, never trained on")
@@ -136,7 +143,9 @@ def load_coins(
         for o in entry["objects"]:
             if o["kind"] not in APPEARANCE_KINDS:
                 continue
-            if rendered and (set(o.get("flags", ())) - {"occluded"}):
+            not_flat = set(o.get("flags", ())) - {"occluded"}
+            cocked = cocked_unsure and not_flat == {"cocked"}
+            if rendered and not_flat and not cocked:
                 continue
             if rendered and (o.get("flags") or o.get("visible", 1.0) < 1.0):
                 o = {**o, "value": None}
@@ -145,7 +154,7 @@ def load_coins(
             near = [c for c in found if np.hypot(c.x - cx, c.y - cy) < 0.35 * r and abs(c.r - r) < 0.2 * r]
             if near:
                 cx, cy, r = near[0].x, near[0].y, near[0].r
-            face = FACES.index(o["value"]) if o["value"] in FACES else -1
+            face = UNSURE_FACE if rendered and cocked else FACES.index(o["value"]) if o["value"] in FACES else -1
             coins.append((cx, cy, r, APPEARANCE_KINDS.index(o["kind"]), face))
         if rendered and rendered_negatives:
             coins += [(c.x, c.y, c.r, len(APPEARANCE_KINDS), -1) for c in found if not on_a_coin(c, entry["objects"])]
@@ -424,6 +433,11 @@ def main() -> int:
         "--teacher", type=Path, metavar="MODEL_DIR",
         help="also learn the outputs of the exported model in MODEL_DIR (an ensemble: tools/ensemble_coins.py)",
     )
+    ap.add_argument(
+        "--cocked-unsure", action="store_true",
+        help="teach the rendered coins cocked against something with an even face (unsure), not leave them out",
+    )
+    ap.add_argument("--cocked-weight", type=float, default=8.0, help="weight of each cocked coin against a read face")
     ap.add_argument("--teacher-weight", type=float, default=0.7, help="share of the loss taken by the teacher's outputs")
     args = ap.parse_args()
     if args.fixtures is None:
@@ -449,7 +463,9 @@ def main() -> int:
         # The referee's own rendered table: its coins look unlike the photos' (issue 5's live
         # figures: confident wrong pennies), so the model learns them too and the confidence
         # is calibrated on both kinds of picture.
-        rendered_train += load_coins(fixtures, "train", rendered_negatives=args.rendered_negatives)
+        rendered_train += load_coins(
+            fixtures, "train", rendered_negatives=args.rendered_negatives, cocked_unsure=args.cocked_unsure
+        )
     if args.fixtures:
         print(f"rendered train photos {len(rendered_train)} coins {sum(len(c) for _, c in rendered_train)}", flush=True)
     negatives = load_negatives(args.data.parent, args.negatives, rng) if args.negatives else []
@@ -492,6 +508,12 @@ def main() -> int:
             fmask = torch.from_numpy(f[idx] >= 0)
             if fmask.any():
                 loss = loss + F.cross_entropy(fl[fmask], torch.from_numpy(f[idx])[fmask])
+            unsure = torch.from_numpy(f[idx] == UNSURE_FACE)
+            if unsure.any():
+                # Both faces equally likely: the cross-entropy against an even split, each such
+                # coin weighing --cocked-weight read faces (there are few of them).
+                even = -F.log_softmax(fl[unsure], dim=1).mean(dim=1).sum()
+                loss = loss + args.cocked_weight * even / max(1, int(fmask.sum()))
             if teacher is not None:
                 w = args.teacher_weight
                 loss = (1 - w) * loss + w * distillation(kl, torch.from_numpy(t_kind[idx]))
@@ -556,6 +578,7 @@ def main() -> int:
         "seed": args.seed,
         "command": " ".join(["python tools/train_coins.py", *sys.argv[1:]]),
         **({"teacher": str(args.teacher), "teacher_weight": args.teacher_weight} if args.teacher else {}),
+        **({"cocked_unsure": True, "cocked_weight": args.cocked_weight} if args.cocked_unsure else {}),
     }
     (args.out / "coin_face.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(f"wrote {args.out / 'coin_face.onnx'}")
