@@ -39,7 +39,9 @@ command above with ``--seed 22``, ``--seed 23`` and ``--seed 22 --copies 48`` (i
 ``coin_face.json`` lists them), then ``--calibrate-only`` on the joined model with the same
 three ``--fixtures``. ``--teacher DIR`` trains one model to match a joined model's outputs
 as well as the labels (knowledge distillation); tried in session 9, the students read no
-more validation faces than a single model.
+more validation faces than a single model. ``--cocked-unsure`` teaches the rendered coins cocked
+against something with an even face; tried in session 9, one fewer of 11 cocked validation
+coins read surely, and 2.5 to 10 points fewer rendered faces right (BENCHMARKS.md).
 
 Writes ``coin_face.onnx`` and ``coin_face.json`` into ``--out``.
 """
