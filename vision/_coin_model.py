@@ -68,6 +68,16 @@ class CoinModel:
         self.meta = meta
         self._net = load_onnx(onnx_path)
         self._outputs = ["kind", "face", "embed"]
+        self._embedding_size = 0
+
+    @property
+    def embedding_size(self) -> int:
+        """How many values an embedding has (found by one run on a blank image, then kept)."""
+        if not self._embedding_size:
+            m = self.meta
+            blank = np.zeros((1, m.n_radii, m.n_angles + 2 * m.pad), np.float32)
+            self._embedding_size = int(self.run(blank).embedding.shape[1])
+        return self._embedding_size
 
     def run(self, polar: np.ndarray) -> ModelOutput:
         """Run the network on N polar images (N x rows x cols float32)."""

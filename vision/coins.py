@@ -398,7 +398,7 @@ def find_coins(
     kind_prob = _reorder(out.kind_prob, meta.kinds)
     kind_prob = kind_prob / np.maximum(kind_prob.sum(axis=1, keepdims=True), 1e-9)
     face_prob = out.face_prob
-    if profile is not None and profile.exemplars_fit(meta.fingerprint, out.embedding.shape[1]):
+    if profile is not None and profile_fits_model(profile, params):
         kind_prob, face_prob = profile.adapt(out.embedding, kind_prob, face_prob)
 
     colours = profile.colours if profile is not None and profile.colours else DEFAULT_COLOURS
@@ -484,9 +484,7 @@ def profile_fits_model(profile: CoinProfile, params: CoinParams = CoinParams()) 
     :raises FileNotFoundError: if the coin model is missing.
     """
     model = load_model(params.model_dir)
-    meta = model.meta
-    blank = np.zeros((1, meta.n_radii, meta.n_angles + 2 * meta.pad), np.float32)
-    return profile.exemplars_fit(meta.fingerprint, int(model.run(blank).embedding.shape[1]))
+    return profile.exemplars_fit(model.meta.fingerprint, model.embedding_size)
 
 
 def appearance(
