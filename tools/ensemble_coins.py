@@ -83,6 +83,13 @@ def main() -> int:
     ap.add_argument("--member", type=Path, action="append", required=True, help="a model folder, repeatable")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
+    if len(args.member) < 2:
+        ap.error("an ensemble needs at least two --member folders")
+    for folder in args.member:
+        missing = [f for f in ("coin_face.onnx", "coin_face.json") if not (folder / f).is_file()]
+        if missing:
+            print(f"error: {folder} has no {' and no '.join(missing)} (train it with tools/train_coins.py)", file=sys.stderr)
+            return 2
     metas = [json.loads((m / "coin_face.json").read_text()) for m in args.member]
     for folder, meta in zip(args.member[1:], metas[1:]):
         differ = [k for k in SAMPLING_KEYS if meta.get(k) != metas[0].get(k)]
