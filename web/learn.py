@@ -57,6 +57,15 @@ class TableLearner:
         return 0 if self.profile is None else int(len(self.profile.kinds))
 
     @property
+    def coins_outdated(self) -> bool:
+        """Whether the coins were learned with another coin model than the shipped one (an
+        update since): their faces are then not used, only their colours and sizes, until the
+        players confirm a table again."""
+        from vision.coins import profile_fits_model
+
+        return self.profile is not None and len(self.profile.kinds) > 0 and not profile_fits_model(self.profile)
+
+    @property
     def dice_learned(self) -> int:
         """How many confirmed dice the dice profile was learned from."""
         return 0 if self.dice_profile is None else self.dice_profile.dice

@@ -168,6 +168,7 @@ class TableService:
         read_frame = self.loop.latest_read if self.loop else None
         return {"coins": objects_to_confirm(observation), "learned": learner.coins_learned if learner else 0,
                 "dice_learned": learner.dice_learned if learner else 0,
+                "learned_outdated": learner.coins_outdated if learner else False,
                 "can_learn": learner is not None, "frame": read_frame.frame_id if read_frame else None}
 
     def learn_table(self, faces: Mapping[str, Any]) -> dict[str, Any]:

@@ -116,6 +116,31 @@ def test_learning_the_tables_dice_on_the_setup_page(tablet: Any, tmp_path: Path)
     assert service.coins_to_learn()["dice_learned"] == read
 
 
+def test_coins_learned_with_an_earlier_coin_reader_are_said_to_be_outdated(tablet: Any, tmp_path: Path) -> None:
+    """Issue 5, "learn this table", after an update of the shipped coin model: the table's
+    saved coins were learned with the earlier one, so the set-up page says their faces are not
+    used until a table is confirmed again."""
+    from dataclasses import replace
+
+    from tests.web.test_learn import true_faces
+    from vision.enrol import CoinProfile
+    from web.learn import profile_path
+
+    db = tmp_path / "outdated.db"
+    first = first_read_table("sp_t1", db)
+    first.learn_table(true_faces(first))
+    first.source.stop()
+    replace(CoinProfile.load(profile_path(db)), model="0" * 16).save(profile_path(db))
+    service = first_read_table("sp_t1", db)
+    with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
+        page = learn_section(tablet, server)
+        page.wait_for_function("document.querySelector('#learn-status').textContent.includes('earlier coin reader')",
+                               timeout=30000)
+        assert "7 coin(s)" in page.inner_text("#learn-status")
+        page.locator("#learn").scroll_into_view_if_needed()
+        screenshot(page, "learn-this-table-outdated")
+
+
 def test_a_throw_read_unsurely_is_confirmed_with_one_tap(tablet: Any, tmp_path: Path) -> None:
     """SPD-3 through the camera (SP-T4, dice): a throw whose dice are read right but not surely
     is asked about once, "Are these read right: ...?", with a picture marking each die's read

@@ -56,10 +56,13 @@ def test_confirmed_faces_are_learned_kept_beside_the_log_and_used(tmp_path: Path
     observation = reader(service.loop.latest_read.image)  # read with the profile
     assert len([o for o in observation.objects if o.kind == "penny"]) == 7
 
+    assert not service.coins_to_learn()["learned_outdated"]
+
     # A restart keeps what was learned.
     service.source.stop()
     again = open_table(f"replay:{GAMES / 'sp_t1'}", str(db), realtime=False, read="vision")
     assert again.coins_to_learn()["learned"] == 7
+    assert not again.coins_to_learn()["learned_outdated"]
     assert again.forget_table()["learned"] == 0 and not profile_path(db).exists()
 
 
@@ -129,6 +132,29 @@ def test_confirmed_dice_teach_the_reader_their_kind_and_size(tmp_path: Path) -> 
     restarted = open_table(f"replay:{GAMES / 'sevens_sv_t1_t3'}", str(db), realtime=False, read="vision")
     assert restarted.coins_to_learn()["dice_learned"] == len(dice)
     assert restarted.forget_table()["dice_learned"] == 0 and not dice_profile_path(profile_path(db)).exists()
+
+
+def test_coins_learned_with_an_earlier_coin_model_are_said_to_be_outdated_until_learned_again(tmp_path: Path) -> None:
+    """After an update of the shipped coin model, a table's saved profile is kept (its colours
+    and sizes still help) but its learned faces are not used, and the set-up page says so;
+    confirming a table again learns them anew."""
+    from dataclasses import replace
+
+    from vision.enrol import CoinProfile
+
+    db = tmp_path / "m.db"
+    service = first_settled_table(db)
+    service.learn_table(true_faces(service))
+    path = profile_path(db)
+    replace(CoinProfile.load(path), model="0" * 16).save(path)  # as if learned with an earlier model
+    service.source.stop()
+
+    again = first_settled_table(db)
+    listed = again.coins_to_learn()
+    assert listed["learned"] == 7 and listed["learned_outdated"]
+    after = again.learn_table(true_faces(again))
+    assert after["learned"] == 7 and not after["learned_outdated"]
+    assert not CoinProfile.load(path).model.startswith("0000")
 
 
 def test_a_throw_that_cannot_be_learned_is_not_kept(tmp_path: Path) -> None:

@@ -91,7 +91,10 @@ async function learnRequest(method, body) {
 
 function showLearned(data) {
   learnStatus.textContent = data.can_learn
-    ? `${data.learned} coin(s) and ${data.dice_learned} dice of this table learned so far.`
+    ? `${data.learned} coin(s) and ${data.dice_learned} dice of this table learned so far.` +
+      (data.learned_outdated
+        ? " The coins were learned with an earlier coin reader: their faces are not used until you confirm a table again."
+        : "")
     : "This table has no camera reader to teach.";
 }
 
