@@ -100,9 +100,11 @@ def main(argv: list[str] | None = None) -> int:
         ("dice alone", replace(base, read_coins=False)),
     ):
         cpu, wall = time_reads(scenes, params, args.passes)
+        verdict = "within" if np.median(cpu) <= TARGET_MS else "over"
         print(
             f"{label:15s} median ms per frame: CPU {np.median(cpu):.1f} (p90 {np.percentile(cpu, 90):.1f}), "
-            f"wall {np.median(wall):.1f} (p90 {np.percentile(wall, 90):.1f}); {len(cpu)} reads"
+            f"wall {np.median(wall):.1f} (p90 {np.percentile(wall, 90):.1f}); {len(cpu)} reads; "
+            f"{verdict} the {TARGET_MS:.0f} ms target"
         )
     return 0
 
