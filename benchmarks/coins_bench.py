@@ -11,7 +11,8 @@ coins found (recall), precision, denominations right, faces right, faces unsure,
 wrong and faces wrong *with confidence*; then the same with enrolment (the reader learns the
 table's own coins from one photo of each held-out group and is measured on the others,
 which show the same coins flipped and moved); then the median milliseconds per frame at
-1280x960 on one core. The same figures on the fixtures' held-back rendered test scenes (and,
+1280x960 on one core. The same figures on the fixtures' held-back rendered test scenes, read at
+their calibrated scale and without a calibration (and,
 with ``--fixture-splits test dev``, the dev scenes) follow the coin-free photos. ``--overlays`` writes a picture of every photo with a failure:
 label boxes in white, reads as circles (green sure, orange unsure face, red no face),
 misses and wrong reads marked in magenta. ``--only-validation`` measures only what candidate
@@ -39,7 +40,7 @@ from vision._coin_split import VALIDATION, is_held_back, is_held_out, rendered_p
 from vision.coins import CONFIDENT, CoinParams, draw_coins, find_coins  # noqa: E402
 from vision.enrol import CoinProfile, enrol_coins  # noqa: E402
 from vision.types import Detection  # noqa: E402
-from web.service import read_params  # noqa: E402
+from vision.read import params_for_scale  # noqa: E402
 
 ENROL_PHOTOS = ("mmr_52.jpg", "mmr_60.jpg", "mmr_75.jpg", "mmr_81.jpg")
 """One photo of each held-out group; the others of the group show the same coins flipped."""
@@ -175,12 +176,16 @@ def fixture_objects(objects: list[dict]) -> list[dict]:
     return out
 
 
-def fixture_tally(folder: Path, params: CoinParams, name: str, only_part: str | None = None) -> Tally:
+def fixture_tally(
+    folder: Path, params: CoinParams, name: str, only_part: str | None = None, calibrated: bool = True
+) -> Tally:
     """Read every rendered scene in ``folder`` (its ``labels.json``; with ``only_part``, those
     of that ``vision._coin_split.rendered_part``) and print the figures.
 
     Each scene is read as the live referee reads its table: at the scale of its calibration
-    (the label's homography) with ``web.service.read_params`` (only ``params.model_dir`` is used).
+    (the label's homography) with ``vision.read.params_for_scale`` (only ``params.model_dir`` is
+    used); with ``calibrated`` false, as ``referee read`` reads a frame without ``--calibration``:
+    ``params`` as given, the scale estimated from the coins themselves.
 
     Detections of coins left out of the scoring (moving, leaning, on edge) are not counted
     against precision.
@@ -193,10 +198,13 @@ def fixture_tally(folder: Path, params: CoinParams, name: str, only_part: str | 
         img = cv2.imread(str(folder / e["image"]))
         if img is None:
             raise SystemExit(f"cannot read {folder / e['image']}")
-        scale = rendered_scale(e)
-        # As the live referee reads its table: calibrated scale, coins searched at their size.
-        calibrated = replace(read_params(scale, img.shape[1], img.shape[0]).coins, model_dir=params.model_dir)
-        dets, _ = find_coins(img, calibrated, mm_per_px=scale, scale_at=lambda p, e=e: rendered_scale(e, p))
+        if calibrated:
+            # As the live referee reads its table: calibrated scale, coins searched at their size.
+            scale = rendered_scale(e)
+            at_scale = replace(params_for_scale(scale, img.shape[1], img.shape[0]).coins, model_dir=params.model_dir)
+            dets, _ = find_coins(img, at_scale, mm_per_px=scale, scale_at=lambda p, e=e: rendered_scale(e, p))
+        else:
+            dets, _ = find_coins(img, params)
         left_out = [o for o in e["objects"] if o["kind"] in COIN_DIAMETER_MM and set(o.get("flags", ())) - {"occluded"}]
         left_out_reads = match(dets, left_out)
         extra = {id(d) for o, d in left_out_reads if d is not None}
@@ -270,6 +278,7 @@ def main() -> int:
     if args.only_fixtures:
         for split in args.fixture_splits:
             fixture_tally(args.fixtures / split, params, f"fixtures {split}")
+            fixture_tally(args.fixtures / split, params, f"fixtures {split}, no calibration", calibrated=False)
         return 0
     labels = json.loads((args.data / "labels.json").read_text())
     images = {e["image"]: cv2.imread(str(args.data / e["image"])) for e in labels}
@@ -349,6 +358,7 @@ def main() -> int:
     # tuned on), and the dev scenes (every fifth is the model's calibration, the rest trained on).
     for split in args.fixture_splits:
         fixture_tally(args.fixtures / split, params, f"fixtures {split}")
+        fixture_tally(args.fixtures / split, params, f"fixtures {split}, no calibration", calibrated=False)
 
     # Wall time suffers when other work shares the cores; the process's CPU time much less.
     times, cpu = [], []

@@ -63,7 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from vision._coin_geometry import APPEARANCE_KINDS, COIN_DIAMETER_MM, Circle, polar_grid, polar_samples  # noqa: E402
 from vision._coin_split import VALIDATION, is_held_back, is_held_out, rendered_part, rendered_scale  # noqa: E402
 from vision.coins import CoinParams, find_coin_circles  # noqa: E402
-from web.service import read_params  # noqa: E402
+from vision.read import params_for_scale  # noqa: E402
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
@@ -138,8 +138,8 @@ def load_coins(
         if part != which:
             continue
         img = cv2.imread(str(data / name))
-        # The referee reads its own table at the calibrated scale (web.service.read_params).
-        params = read_params(rendered_scale(entry), img.shape[1], img.shape[0]).coins if rendered else CoinParams()
+        # The referee reads its own table at the calibrated scale (vision.read.params_for_scale).
+        params = params_for_scale(rendered_scale(entry), img.shape[1], img.shape[0]).coins if rendered else CoinParams()
         found = find_coin_circles(img, params)
         coins = []
         for o in entry["objects"]:

@@ -77,6 +77,26 @@ def hough_circles(
     return np.asarray(found[0], np.float32).reshape(-1, 3)
 
 
+FINE_WORK_RADIUS = 7.0
+"""Work-image radius, in pixels, of the smallest coin the fine search looks for: the image is
+scaled so (the circle search needs about this many pixels of radius to find a coin)."""
+
+FINE_SPAN = 2.4
+"""The fine search looks for radii from its smallest to this multiple of it, overlapping the
+bottom of the main search, where coins of six or seven work pixels are found only in part."""
+
+
+def fine_search(long_side: int, min_radius: float, small_radius: float, small_radius_px: float) -> tuple[float, float, float] | None:
+    """(scale, smallest, largest radius in frame pixels) of the fine search for coins smaller
+    than the main search's ``min_radius`` (a fraction of the long side), or ``None`` when there
+    is none to make: its smallest radius is ``small_radius`` of the long side but at least
+    ``small_radius_px`` pixels, and it is made only when that is well below the main search's."""
+    smallest = max(small_radius * long_side, small_radius_px)
+    if min_radius * long_side <= 1.1 * smallest:
+        return None
+    return min(1.0, FINE_WORK_RADIUS / smallest), smallest, FINE_SPAN * smallest
+
+
 def suppress(circles: np.ndarray, inner_ratio: float, rim_ratio: float) -> list[Circle]:
     """Keep one circle per coin.
 

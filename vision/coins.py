@@ -30,6 +30,7 @@ from vision._coin_geometry import (
     COIN_DIAMETER_MM,
     Circle,
     colour_features,
+    fine_search,
     hough_circles,
     polar_grid,
     polar_samples,
@@ -59,9 +60,25 @@ class CoinParams:
     """Thresholds of the coin reader; the defaults work on a top-down table photo."""
 
     work_size: int = 480
-    """Long side, in pixels, of the reduced frame that circles are searched in."""
+    """Long side, in pixels, of the reduced frame that colours are measured and circles are
+    searched in (see ``circle_size``)."""
+    circle_size: int = 0
+    """Long side, in pixels, of the image that circles are searched in when larger than the
+    work image (0: the work image): with a known scale small coins are searched for at their
+    size there while colours are measured in the smaller work image, which costs less."""
     min_radius: float = 0.0125
-    """Smallest coin radius searched, as a fraction of the frame's long side (16 px at 1280)."""
+    """Smallest coin radius searched in the work image, as a fraction of the frame's long side
+    (16 px at 1280: 6 px in the work image, about the least the circle search finds)."""
+    small_radius: float = 0.009
+    """Smallest coin radius of a second, finer search in a larger image, as a fraction of the
+    long side (11.5 px at 1280, a coin 23 px across: a camera high over the table, such as the
+    rendered fixtures', where a dime is 32 px across). Made only where this is well below
+    ``min_radius`` (frames over about 1,000 px); ``min_radius`` or more turns it off. Without it,
+    uncalibrated reads of the held-back fixture scenes found 12% of their coins, with it 86%."""
+    small_radius_px: float = 11.0
+    """The fine search's smallest radius is never below this many pixels: a coin 22 px across is
+    about the least whose face the coin model reads, and on small photos (640 px cards and dice)
+    a finer search found only card symbols and pips."""
     max_radius: float = 0.15
     """Largest coin radius searched, as a fraction of the frame's long side."""
     hough_dp: float = 2.0
@@ -83,7 +100,7 @@ class CoinParams:
     Chosen on the rendered dev scenes and coin-free photos (held-out dice, cards): 0.65 found
     93.6% of dev coins with 117 false coins in 122 coin-free photos, 0.7 91.3% with 49, 0.75
     88.8% with 36; coins-mmr finds 100% at any of them. With a calibrated scale the live reader
-    uses 0.65 (``web.service.SCALED_MIN_SUPPORT``): sizes then rule out most false circles."""
+    uses 0.65 (``vision.read.SCALED_MIN_SUPPORT``): sizes then rule out most false circles."""
     size_sigma: float = 0.03
     """Spread of measured/true diameter (log scale) allowed for a denomination (a dime is 6%
     smaller than a penny). On the Cycles dev fixtures 0.03 read 95.5% of denominations right,
@@ -155,37 +172,89 @@ def validate_frame(frame: object) -> np.ndarray:
     return frame
 
 
+LARGEST_OVER_SMALLEST = 1.5
+"""How much larger than the smallest coin a table's largest may be (a dollar over a dime: 1.48)."""
+
+
 def find_coin_circles(
     frame: np.ndarray, params: CoinParams = CoinParams(), views: FrameViews | None = None
 ) -> list[Circle]:
-    """One circle per coin in full-frame pixels, stacked coins marked."""
+    """One circle per coin in full-frame pixels, stacked coins marked.
+
+    Circles are searched for in the work image, and coins too small for it in a larger image
+    (:func:`vision._coin_geometry.fine_search`). That finer search is left out when the work
+    image's coins show there is nothing for it to find: two or more coins, the smallest of them
+    so large that no coin of their table is small enough to be missed (it would cost a frame
+    of large coins a third of its read).
+    """
     v = views or frame_views(frame, params)
-    gray = cv2.cvtColor(v.small, cv2.COLOR_BGR2GRAY)
-    long_side = max(v.small.shape[:2])
+    search, search_scale = v.small, v.scale
+    if params.circle_size > max(v.small.shape[:2]):
+        # Reduced in colour, then made grey, as the work image is: reducing the grey frame
+        # instead costs 2.6 ms rather than 11.8 at 992 px, but the circles it gives differ a
+        # little, and on the live coin games 5 of 890 coins were no longer read surely.
+        search, search_scale = work_image(frame, params.circle_size)
+    long_side = max(search.shape[:2])
+    smallest_main = params.min_radius * long_side
+    fine = fine_search(max(frame.shape[:2]), params.min_radius, params.small_radius, params.small_radius_px)
+    if fine is not None:
+        # The main search then starts near the top of the fine one (its time grows with the
+        # span of radii: 8.5 ms from 6 work pixels on the fixture scenes, 4.7 ms from 9).
+        smallest_main = max(smallest_main, fine[2] / 1.15 * search_scale)
+    gray = search if search.ndim == 2 else cv2.cvtColor(search, cv2.COLOR_BGR2GRAY)
     raw = hough_circles(
         gray,
-        max(3, int(params.min_radius * long_side)),
+        max(3, int(smallest_main)),
         max(4, int(params.max_radius * long_side)),
         params.hough_dp,
         params.hough_edge,
         params.hough_roundness,
-    )
-    circles = suppress(raw / v.scale, params.stacked_ratio, params.rim_ratio)
-    if params.refine and circles:
-        # Refine on the half-size grey frame when the coins are big enough there: as exact,
-        # and much less to resample.
-        big = float(np.median([c.r for c in circles])) >= 2 * params.refine_radius
-        if big:
-            half = cv2.pyrDown(v.gray)
-            halved = [Circle((c.x + 0.5) / 2 - 0.5, (c.y + 0.5) / 2 - 0.5, c.r / 2, c.stacked) for c in circles]
-            fitted = [
-                Circle((c.x + 0.5) * 2 - 0.5, (c.y + 0.5) * 2 - 0.5, c.r * 2, c.stacked, c.support)
-                for c in refine_circles(half, halved, base_radius=params.refine_radius)
-            ]
-        else:
-            fitted = refine_circles(v.gray, circles, base_radius=params.refine_radius)
-        circles = [c for c in fitted if c.support >= params.min_support]
-    return circles
+    ) / search_scale
+    circles = _checked_circles(v, suppress(raw, params.stacked_ratio, params.rim_ratio), params)
+    if fine is None:
+        return circles
+    f, smallest, largest = fine
+    main_floor = smallest_main / search_scale
+    if len(circles) >= 2 and min(c.r for c in circles) / LARGEST_OVER_SMALLEST > 1.1 * main_floor:
+        return circles  # every coin of this table is within the main search's reach
+    # Coins too small for the work image: searched for in a larger one, at their size only.
+    h, w = v.gray.shape[:2]
+    larger = cv2.resize(v.gray, (max(1, round(w * f)), max(1, round(h * f))), interpolation=cv2.INTER_AREA)
+    found = hough_circles(
+        larger,
+        max(3, int(smallest * f)),
+        int(np.ceil(largest * f)),
+        params.hough_dp,
+        params.hough_edge,
+        params.hough_roundness,
+    ) / f
+    if not len(found):
+        return circles
+    # A coin both searches found keeps the finer search's circle (a circle of six work pixels
+    # is placed to a pixel there, a sixth of its radius).
+    gap = np.hypot(raw[:, None, 0] - found[None, :, 0], raw[:, None, 1] - found[None, :, 1])
+    twin = ((gap < 0.3 * found[None, :, 2]) & (raw[:, None, 2] <= 1.5 * found[None, :, 2])).any(axis=1)
+    both = np.vstack([raw[~twin], found])
+    return _checked_circles(v, suppress(both, params.stacked_ratio, params.rim_ratio), params)
+
+
+def _checked_circles(v: FrameViews, circles: list[Circle], params: CoinParams) -> list[Circle]:
+    """The circles fitted to the coins' outer edges, those with too little edge left out."""
+    if not params.refine or not circles:
+        return circles
+    # Refine on the half-size grey frame when the coins are big enough there: as exact, and
+    # much less to resample.
+    big = float(np.median([c.r for c in circles])) >= 2 * params.refine_radius
+    if big:
+        half = cv2.pyrDown(v.gray)
+        halved = [Circle((c.x + 0.5) / 2 - 0.5, (c.y + 0.5) / 2 - 0.5, c.r / 2, c.stacked) for c in circles]
+        fitted = [
+            Circle((c.x + 0.5) * 2 - 0.5, (c.y + 0.5) * 2 - 0.5, c.r * 2, c.stacked, c.support)
+            for c in refine_circles(half, halved, base_radius=params.refine_radius)
+        ]
+    else:
+        fitted = refine_circles(v.gray, circles, base_radius=params.refine_radius)
+    return [c for c in fitted if c.support >= params.min_support]
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,26 @@ from vision.enrol import CoinProfile
 from vision.types import CONFIDENT, DIE_KINDS, Detection, TableObservation
 
 
+SCALED_MIN_SUPPORT = 0.65
+"""``CoinParams.min_support`` when the table's scale is known (sizes then rule out most false circles)."""
+
+SMALLEST_COIN_MM = 17.91
+"""The dime's diameter: the smallest coin the coin reader must find."""
+
+LARGEST_COIN_MM = 26.49
+"""The small dollar's diameter: the largest coin the coin reader tells apart."""
+
+LARGEST_RADIUS_MARGIN = 1.5
+"""How much larger than the largest coin a circle may be searched for at a known scale: the
+scale varies across a tilted camera's frame (up to 7%), a rim's shadow adds a few per cent,
+and a coin raised on another is nearer the camera."""
+
+
+SCALED_SEARCH_RADIUS = 10.0
+"""With a known scale, circles are searched for in an image large enough that 80% of a dime's
+radius is this many pixels in it (``CoinParams.circle_size``)."""
+
+
 class CalibrationLike(Protocol):
     """What ``read_table`` needs of a calibration (``vision.calibration.Calibration`` has it)."""
 
@@ -53,6 +73,38 @@ class ReadParams:
     """A die box smaller than this fraction of the coin it lies on is a detail of that coin."""
 
 
+def params_for_scale(mm_per_px: float | None, width: int, height: int) -> ReadParams:
+    """``ReadParams`` for a camera at this scale (millimetres per pixel), or the defaults for ``None``.
+
+    The coin reader's defaults look for coins of at least 1.25% of the frame's long side in a
+    480-pixel work image, and for smaller ones in a second, finer search. With a known scale
+    the smallest radius searched is 80% of a dime's, in an image large enough to give it
+    ``SCALED_SEARCH_RADIUS`` pixels (one search: no finer one is needed), while colours are
+    measured in the 480-pixel work image as without a scale (on the dev scenes as many coins
+    found, 29 ms a frame instead of 42 with everything in the larger image); the largest radius
+    is ``LARGEST_RADIUS_MARGIN`` times a dollar coin's (no larger circle is a coin, and the
+    circle search's time grows with the span of radii); and the rim's edge need show on
+    ``SCALED_MIN_SUPPORT`` of it.
+    """
+    if mm_per_px is None or not mm_per_px > 0:
+        return ReadParams()
+    defaults = CoinParams()
+    long_side = max(width, height)
+    smallest_px = 0.8 * SMALLEST_COIN_MM / 2.0 / mm_per_px
+    min_radius = min(defaults.min_radius, smallest_px / long_side)
+    largest_px = LARGEST_RADIUS_MARGIN * LARGEST_COIN_MM / 2.0 / mm_per_px
+    max_radius = max(1.5 * min_radius, min(defaults.max_radius, largest_px / long_side))
+    circle_size = min(long_side, int(round(SCALED_SEARCH_RADIUS / smallest_px * long_side / 32.0)) * 32)
+    coins = CoinParams(
+        circle_size=circle_size,
+        min_radius=min_radius,
+        max_radius=max_radius,
+        small_radius=min_radius,
+        min_support=SCALED_MIN_SUPPORT,
+    )
+    return ReadParams(coins=coins)
+
+
 def read_table(
     frame: np.ndarray,
     calibration: CalibrationLike | None = None,
@@ -63,13 +115,14 @@ def read_table(
 
     Without a calibration objects are still found and read; the coins' own sizes give the
     scale. With one, its scale decides denominations, and each object gets its position in
-    table millimetres and its zone. ``profile`` is what enrolment learned of this table's coins.
+    table millimetres and its zone; without ``params``, coins are then searched for at their
+    size on this table (:func:`params_for_scale`). ``profile`` is what enrolment learned of this
+    table's coins.
 
     :raises ValueError: if the frame is not BGR uint8 H x W x 3, or the calibration lacks
         ``mm_per_px``.
     """
     frame = validate_frame(frame)
-    params = params or ReadParams()
     notes: list[str] = []
     mm_per_px: float | None = None
     if calibration is not None:
@@ -77,6 +130,8 @@ def read_table(
         if not isinstance(mm_per_px, (int, float)) or not mm_per_px > 0:
             raise ValueError(f"calibration.mm_per_px must be a positive number, got {mm_per_px!r}")
         mm_per_px = float(mm_per_px)
+    if params is None:
+        params = params_for_scale(mm_per_px, frame.shape[1], frame.shape[0])
 
     coins: list[Detection] = []
     coin_scale: float | None = None

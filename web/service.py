@@ -634,24 +634,10 @@ def make_reader(
     raise ConfigError(f"--read must be vision or labels, got {kind!r}")
 
 
-SCALED_MIN_SUPPORT = 0.65
-"""``CoinParams.min_support`` when the table's scale is known (the live reader, calibrated)."""
-
 SECOND_LOOK_DIE_SCORE = 0.15
 """The dice finder's lowest score on a second look (``VisionReader.second_look``; the first look
 takes ``vision.dice.DiceParams.det_threshold``, 0.3). On dice-rune55, 0.2 instead of 0.3 finds
 0.3 points more dice at 2.4 points less precision: worth it only where the table looks wrong."""
-
-SMALLEST_COIN_MM = 17.91
-"""The dime's diameter: the smallest coin the coin reader must find."""
-
-LARGEST_COIN_MM = 26.49
-"""The small dollar's diameter: the largest coin the coin reader tells apart."""
-
-LARGEST_RADIUS_MARGIN = 1.5
-"""How much larger than the largest coin a circle may be searched for at a known scale: the
-scale varies across a tilted camera's frame (up to 7%), a rim's shadow adds a few per cent,
-and a coin raised on another is nearer the camera."""
 
 
 class VisionReader:
@@ -786,33 +772,10 @@ class VisionReader:
 
 
 def read_params(mm_per_px: float | None, width: int, height: int) -> Any:
-    """``vision.read.ReadParams`` for a camera at this scale.
+    """``vision.read.ReadParams`` for a camera at this scale (``vision.read.params_for_scale``)."""
+    from vision.read import params_for_scale
 
-    The coin reader's defaults look for coins of at least 1.25% of the frame's long side in a
-    480-pixel work image; a camera mounted higher (the rendered fixtures: a dime is 32 px
-    across in 1280) sees smaller coins. With a known scale the smallest radius searched is
-    80% of a dime's, and the work image is large enough to give it 10 pixels; the largest is
-    ``LARGEST_RADIUS_MARGIN`` times a dollar coin's (no larger circle is a coin, and the
-    circle search's time grows with the span of radii: half the time on the fixture scenes);
-    and the rim's edge need show on ``SCALED_MIN_SUPPORT`` of it.
-    """
-    from vision.coins import CoinParams
-    from vision.read import ReadParams
-
-    if mm_per_px is None or not mm_per_px > 0:
-        return ReadParams()
-    defaults = CoinParams()
-    long_side = max(width, height)
-    smallest_px = 0.8 * SMALLEST_COIN_MM / 2.0 / mm_per_px
-    min_radius = min(defaults.min_radius, smallest_px / long_side)
-    largest_px = LARGEST_RADIUS_MARGIN * LARGEST_COIN_MM / 2.0 / mm_per_px
-    max_radius = max(1.5 * min_radius, min(defaults.max_radius, largest_px / long_side))
-    work_size = min(long_side, max(defaults.work_size, int(round(10.0 / smallest_px * long_side / 32.0)) * 32))
-    # A known scale rules out circles of no coin's size, so a little less of the rim need show
-    # (a small coin's shadowed rim; see ``CoinParams.min_support``).
-    return ReadParams(
-        coins=CoinParams(work_size=work_size, min_radius=min_radius, max_radius=max_radius, min_support=SCALED_MIN_SUPPORT)
-    )
+    return params_for_scale(mm_per_px, width, height)
 
 
 def in_play_area(observation: Any, calibration: Any) -> Any:

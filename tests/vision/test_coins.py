@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision._coin_geometry import COIN_DIAMETER_MM
+from vision._coin_geometry import COIN_DIAMETER_MM, FINE_SPAN, FINE_WORK_RADIUS, fine_search
 from vision.coins import CONFIDENT, CoinParams, against_table, colour_loglik, DEFAULT_COLOURS, draw_coins, find_coin_circles, find_coins
 from vision.enrol import CoinProfile, enrol_coins
 from vision.types import Detection
@@ -170,6 +170,31 @@ def test_touching_coins_are_each_found() -> None:
     assert len(circles) == 4
     for (x, y, rr, _), c in zip(coins, sorted(circles, key=lambda c: c.x)):
         assert abs(c.x - x) < 5 and abs(c.y - y) < 5 and abs(c.r - rr) < 5
+
+
+def test_coins_too_small_for_the_work_image_are_found_by_the_fine_search() -> None:
+    """Coins 24 to 30 px across in a 1280x960 frame (a camera high over the table) are below the
+    main search's smallest radius (16 px): the finer search finds them, and without it they are lost."""
+    coins = [(200 + 110 * i, 300 + 60 * (i % 3), r, SILVER if i % 2 else COPPER) for i, r in enumerate([12, 13, 14, 15, 12.5, 14.5])]
+    frame = synthetic_table(coins)
+    found = find_coin_circles(frame)
+    assert len(found) == len(coins)
+    for (x, y, r, _), c in zip(coins, sorted(found, key=lambda c: c.x)):
+        assert abs(c.x - x) < 2 and abs(c.y - y) < 2 and abs(c.r - r) < 2
+    assert find_coin_circles(frame, CoinParams(small_radius=CoinParams().min_radius)) == []
+
+
+def test_the_fine_search_is_made_only_where_the_main_one_cannot_see() -> None:
+    """At 1280 px it looks for radii of 11.5 to 27.6 px in an image scaled to give the smallest 7 px; at
+    640 or 960 px the main search already reaches its smallest radius, so there is none."""
+    p = CoinParams()
+    scale, smallest, largest = fine_search(1280, p.min_radius, p.small_radius, p.small_radius_px) or (0, 0, 0)
+    assert smallest == pytest.approx(11.52) and largest == pytest.approx(FINE_SPAN * 11.52)
+    assert scale * smallest == pytest.approx(FINE_WORK_RADIUS)
+    assert fine_search(640, p.min_radius, p.small_radius, p.small_radius_px) is None
+    assert fine_search(960, p.min_radius, p.small_radius, p.small_radius_px) is None
+    # Its smallest radius is never below small_radius_px: a 4000 px photo starts at 36 px.
+    assert fine_search(4000, p.min_radius, p.small_radius, p.small_radius_px)[1] == pytest.approx(36.0)  # type: ignore[index]
 
 
 def test_coin_on_coin_is_stacked_and_not_read() -> None:

@@ -114,9 +114,11 @@ def test_coins_seen_small_are_searched_for_at_their_size() -> None:
     default = read_params(None, 1280, 960)
     small = read_params(0.56, 1280, 960)  # the rendered fixtures: a dime is 32 px across
     assert small.coins.min_radius * 1280 <= 0.8 * 17.91 / 2 / 0.56 + 0.01
-    assert small.coins.work_size > default.coins.work_size
+    assert small.coins.circle_size > default.coins.work_size  # circles searched in a larger image
+    assert small.coins.work_size == default.coins.work_size  # colours measured as without a scale
     near = read_params(0.2, 1280, 960)  # a camera close to the table: the default sizes hold
     assert (near.coins.work_size, near.coins.min_radius) == (default.coins.work_size, default.coins.min_radius)
+    assert near.coins.circle_size <= default.coins.work_size  # no larger search
     # A known scale rules out circles of no coin's size: a little less rim need show, and no
     # circle much larger than a dollar coin (26.49 mm) is searched for.
     assert near.coins.min_support < default.coins.min_support
