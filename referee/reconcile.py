@@ -284,6 +284,9 @@ def _question(unsure: list[Seen]) -> Question:
     # die or coin at all (a printed letter taken for one).
     if first.kind in ("penny", "nickel", "dime", "quarter", "other"):
         text, choices = f"Is this {first.kind} heads or tails?", ("heads", "tails", "on edge", "not a coin")
+        if "overlapping" in first.flags:
+            # Two coins overlapping more than flat coins can: one rests on the other (A1).
+            text = f"This {first.kind} overlaps another coin: is it heads or tails, or leaning on it (on edge)?"
     else:
         faces = int(first.kind[1:]) if first.kind[1:].isdigit() else 6
         text, choices = f"What does this {first.kind} show?", (*(str(f) for f in range(1, faces + 1)), "cocked", "not a die")

@@ -135,6 +135,20 @@ def suppress(circles: np.ndarray, inner_ratio: float, rim_ratio: float) -> list[
     return [Circle(x, y, r, i in stacked) for i, (x, y, r) in enumerate(kept)]
 
 
+def overlapping_circles(circles: list[Circle], ratio: float) -> set[int]:
+    """Indices of the circles (not already marked stacked) whose centre is closer to another's
+    than ``ratio`` times their radii's sum: coins overlapping more than flat coins can."""
+    out: set[int] = set()
+    for i, a in enumerate(circles):
+        for j in range(i + 1, len(circles)):
+            b = circles[j]
+            if a.stacked or b.stacked:
+                continue
+            if np.hypot(a.x - b.x, a.y - b.y) < ratio * (a.r + b.r):
+                out.update((i, j))
+    return out
+
+
 def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, base_radius: int = 40) -> list[Circle]:
     """Circles fitted to the coin's outer edge in the full-resolution grey frame.
 

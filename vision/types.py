@@ -42,7 +42,9 @@ class Detection:
     zone: str | None = None
     """The zone id the object lies in (``theatre``, ``gathered:Kevin``), or ``None``."""
     flags: tuple[str, ...] = ()
-    """``cocked``, ``on_edge``, ``stacked``, ``occluded``, ``moving``: reasons it was not read."""
+    """``cocked``, ``on_edge``, ``leaning``, ``stacked``, ``overlapping`` (a coin overlapping another
+    more than flat coins can: one rests on the other), ``occluded``, ``moving``: reasons it was
+    not read."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
     """Measurements kept for debugging and learning (diameter in px or mm, colour, scores)."""
 

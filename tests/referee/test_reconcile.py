@@ -107,6 +107,23 @@ def test_players_can_answer_that_an_unsure_coin_is_on_its_edge() -> None:
     assert isinstance(after, Discrepancy) and after.rethrow and "on its edge" in after.text()
 
 
+def test_coins_the_camera_saw_overlapping_are_asked_about_one_by_one() -> None:
+    """RULES A1: a coin resting cocked on another makes the throw invalid, so the camera reads
+    neither of two overlapping coins; the players say which lies flat and which leans."""
+    state = find_game("seven-pennies")(["A", "B"]).new_state()
+    state.apply("designate A")
+    seen = [Seen("penny", "heads", "theatre", 0.99, (), ref=i) for i in range(5)]
+    seen += [Seen("penny", None, "theatre", 0.0, ("overlapping",), ref=i) for i in (5, 6)]
+    ruling = reconcile(state, seen)
+    assert isinstance(ruling, Question) and ruling.refs == (5,)
+    assert "overlaps another coin" in ruling.text and "on edge" in ruling.choices
+    seen = answer(seen, ruling.refs, "tails")  # the one beneath lies flat
+    ruling = reconcile(state, seen)
+    assert isinstance(ruling, Question) and ruling.refs == (6,)
+    after = reconcile(state, answer(seen, ruling.refs, "on edge"))  # the other leans on it
+    assert isinstance(after, Discrepancy) and after.rethrow and "on its edge" in after.text()
+
+
 def test_players_can_answer_that_an_unsure_die_is_no_die() -> None:
     """A printed letter taken for a die: "not a die" drops the read and the throw is read
     from the dice that are there."""

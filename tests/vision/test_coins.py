@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision._coin_geometry import COIN_DIAMETER_MM, FINE_SPAN, FINE_WORK_RADIUS, fine_search
+from vision._coin_geometry import COIN_DIAMETER_MM, FINE_SPAN, FINE_WORK_RADIUS, Circle, fine_search, overlapping_circles
 from vision.coins import CONFIDENT, CoinParams, against_table, colour_loglik, DEFAULT_COLOURS, draw_coins, find_coin_circles, find_coins
 from vision.enrol import CoinProfile, enrol_coins
 from vision.types import Detection
@@ -205,6 +205,27 @@ def test_coin_on_coin_is_stacked_and_not_read() -> None:
     stacked = [d for d in dets if "stacked" in d.flags]
     assert len(stacked) == 2
     assert all(d.value is None and d.confidence == 0.0 for d in stacked)
+
+
+def test_coins_overlapping_more_than_flat_coins_can_are_not_read() -> None:
+    """RULES A1: a coin resting cocked on another overlaps it in the picture more than two flat
+    coins can; neither is read for sure (flag ``overlapping``), so the players are asked.
+    Coins that merely touch are read."""
+    r = 60.0
+    leaning = [(400, 480, r, COPPER), (400 + 0.8 * 2 * r, 480, r, COPPER)]
+    touching = [(800, 480, r, COPPER), (800 + 2 * r, 480, r, COPPER)]
+    dets, _ = find_coins(synthetic_table(leaning + touching), GEOMETRY, mm_per_px=19.05 / (2 * r))
+    by_x = sorted(dets, key=lambda d: d.center[0])
+    assert [d.flags for d in by_x] == [("overlapping",), ("overlapping",), (), ()]
+    assert all(d.value is None and d.confidence == 0.0 for d in by_x[:2])
+
+
+def test_overlap_is_measured_on_the_radii_sum() -> None:
+    a, b = Circle(0.0, 0.0, 10.0), Circle(17.0, 0.0, 10.0)
+    assert overlapping_circles([a, b], 0.88) == {0, 1}  # 17 < 0.88 x 20
+    assert overlapping_circles([a, Circle(18.0, 0.0, 10.0)], 0.88) == set()
+    # A coin lying on another (stacked) is flagged so already.
+    assert overlapping_circles([Circle(0.0, 0.0, 10.0, stacked=True), b], 0.88) == set()
 
 
 def test_empty_table_has_no_coins() -> None:
