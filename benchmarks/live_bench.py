@@ -13,6 +13,7 @@ are right or wrong, and how many are unsure (asked).
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -74,12 +75,20 @@ def bench_game(name: str) -> dict[str, Any]:
             "read_ms_worst": round(1000 * seconds[-1], 1)}
 
 
-def main(argv: list[str]) -> None:
-    """Print one JSON line per game."""
-    names = argv or sorted(p.name for p in GAMES.iterdir() if (p / "game.json").is_file())
+def main(argv: list[str]) -> int:
+    """Print one JSON line per game; an unknown game is named, with the games there are."""
+    known = sorted(p.name for p in GAMES.iterdir() if (p / "game.json").is_file())
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("games", nargs="*", metavar="GAME", help=f"fixture games (default: all of {', '.join(known)})")
+    names = ap.parse_args(argv).games or known
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        print(f"error: no fixture game {', '.join(unknown)} in {GAMES} (there are: {', '.join(known)})", file=sys.stderr)
+        return 2
     for name in names:
         print(json.dumps(bench_game(name)), flush=True)
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))
