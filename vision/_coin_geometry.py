@@ -138,15 +138,14 @@ def suppress(circles: np.ndarray, inner_ratio: float, rim_ratio: float) -> list[
 def overlapping_circles(circles: list[Circle], ratio: float) -> set[int]:
     """Indices of the circles (not already marked stacked) whose centre is closer to another's
     than ``ratio`` times their radii's sum: coins overlapping more than flat coins can."""
-    out: set[int] = set()
-    for i, a in enumerate(circles):
-        for j in range(i + 1, len(circles)):
-            b = circles[j]
-            if a.stacked or b.stacked:
-                continue
-            if np.hypot(a.x - b.x, a.y - b.y) < ratio * (a.r + b.r):
-                out.update((i, j))
-    return out
+    if len(circles) < 2:
+        return set()
+    x, y, r = (np.array([getattr(c, k) for c in circles]) for k in ("x", "y", "r"))
+    loose = ~np.array([c.stacked for c in circles])
+    close = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :]) < ratio * (r[:, None] + r[None, :])
+    close &= loose[:, None] & loose[None, :]
+    np.fill_diagonal(close, False)
+    return {int(i) for i in np.flatnonzero(close.any(axis=1))}
 
 
 def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, base_radius: int = 40) -> list[Circle]:

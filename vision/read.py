@@ -81,7 +81,7 @@ def params_for_scale(mm_per_px: float | None, width: int, height: int) -> ReadPa
     the smallest radius searched is 80% of a dime's, in an image large enough to give it
     ``SCALED_SEARCH_RADIUS`` pixels (one search: no finer one is needed), while colours are
     measured in the 480-pixel work image as without a scale (on the dev scenes as many coins
-    found, 29 ms a frame instead of 42 with everything in the larger image); the largest radius
+    found, 33 ms a frame instead of 42 with everything in the larger image); the largest radius
     is ``LARGEST_RADIUS_MARGIN`` times a dollar coin's (no larger circle is a coin, and the
     circle search's time grows with the span of radii); and the rim's edge need show on
     ``SCALED_MIN_SUPPORT`` of it.

@@ -735,14 +735,14 @@ class VisionReader:
         from dataclasses import replace
 
         from vision.dice import DiceParams
-        from vision.read import read_table
+        from vision.read import params_for_scale, read_table
 
         if not closely:
             self._follow(image)
         calibration = self.calibration
         if calibration is not None and self.status.startswith("camera moved"):
             calibration = None  # no zones rather than wrong zones: reconcile asks for the table to be checked
-        params = read_params(calibration.mm_per_px if calibration is not None else None, image.shape[1], image.shape[0])
+        params = params_for_scale(calibration.mm_per_px if calibration is not None else None, image.shape[1], image.shape[0])
         if self.kinds is not None:
             from vision.types import COIN_KINDS, DIE_KINDS
 
@@ -769,13 +769,6 @@ class VisionReader:
             return
         radius = max(5.0, 0.6 * max(detection.bbox[2], detection.bbox[3]) * float(self.calibration.mm_per_px))
         self.nothing_at.append((detection.kind, float(detection.position_mm[0]), float(detection.position_mm[1]), radius))
-
-
-def read_params(mm_per_px: float | None, width: int, height: int) -> Any:
-    """``vision.read.ReadParams`` for a camera at this scale (``vision.read.params_for_scale``)."""
-    from vision.read import params_for_scale
-
-    return params_for_scale(mm_per_px, width, height)
 
 
 def in_play_area(observation: Any, calibration: Any) -> Any:

@@ -10,7 +10,8 @@ import numpy as np
 from hardware.frames import Frame
 from hardware.replay import ReplaySource
 from vision.types import Detection, TableObservation
-from web.service import VisionReader, in_play_area, open_table, read_params, table_layout
+from vision.read import params_for_scale
+from web.service import VisionReader, in_play_area, open_table, table_layout
 
 GAMES = Path(__file__).resolve().parents[2] / "fixtures" / "games"
 
@@ -111,12 +112,12 @@ def test_reads_on_a_marker_or_off_the_table_are_left_out() -> None:
 
 
 def test_coins_seen_small_are_searched_for_at_their_size() -> None:
-    default = read_params(None, 1280, 960)
-    small = read_params(0.56, 1280, 960)  # the rendered fixtures: a dime is 32 px across
+    default = params_for_scale(None, 1280, 960)
+    small = params_for_scale(0.56, 1280, 960)  # the rendered fixtures: a dime is 32 px across
     assert small.coins.min_radius * 1280 <= 0.8 * 17.91 / 2 / 0.56 + 0.01
     assert small.coins.circle_size > default.coins.work_size  # circles searched in a larger image
     assert small.coins.work_size == default.coins.work_size  # colours measured as without a scale
-    near = read_params(0.2, 1280, 960)  # a camera close to the table: the default sizes hold
+    near = params_for_scale(0.2, 1280, 960)  # a camera close to the table: the default sizes hold
     assert (near.coins.work_size, near.coins.min_radius) == (default.coins.work_size, default.coins.min_radius)
     assert near.coins.circle_size <= default.coins.work_size  # no larger search
     # A known scale rules out circles of no coin's size: a little less rim need show, and no
