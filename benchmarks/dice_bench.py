@@ -9,7 +9,8 @@ split (``trained``: the part tools/train_dice.py learns from; ``validation``: ke
 training to fit ``DiceParams.confident_at`` on; ``held-out``: never seen), and for the
 rendered fixtures' held-back test part (flat d6 and d8 must be read, kind and face; a cocked
 die must be reported cocked, and a confident face on it is a confident wrong read; moving or
-occluded dice are owed no read): recall, precision, value accuracy, share of dice read
+occluded dice are owed no read; the held-back part again at each scene's scale, as the live
+referee reads its calibrated table: ``fixtures/test scaled``): recall, precision, value accuracy, share of dice read
 right, confident wrong reads, a confusion matrix, the share of cocked dice reported cocked,
 and the median milliseconds per 1280x960 frame on one core.
 With ``--failures`` it writes one overlay picture per photo with a failure
@@ -32,9 +33,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from vision._coin_split import rendered_scale  # noqa: E402
 from vision._dice_net import read_class  # noqa: E402
 from vision._dice_split import group_of, is_held_out, is_validation  # noqa: E402
 from vision.dice import CONFIDENT, DiceParams, draw_dice, find_dice  # noqa: E402
+from vision.read import params_for_scale  # noqa: E402
 from vision.types import Detection  # noqa: E402
 
 
@@ -125,8 +128,9 @@ def score_photo(
     tallies: dict[str, Tally],
     wrong_notes: list[str],
     failures: Path | None,
+    mm_per_px: float | None = None,
 ) -> None:
-    """Read one photo and add it to the tallies named by ``keys``.
+    """Read one photo (at the scale ``mm_per_px`` when given) and add it to the tallies named by ``keys``.
 
     ``labels`` are the dice that must be read (flat, unhidden d6 and d8), kind and face;
     ``others`` are dice owed no read (cocked, moving or occluded, in the fixtures): a read on
@@ -134,7 +138,7 @@ def score_photo(
     die, which counts as a confident wrong read. The first key's tally also counts cocked
     dice reported as cocked, and ``{key}:d6`` / ``{key}:d8`` tallies the labels of each kind.
     """
-    found = find_dice(img, params)
+    found = find_dice(img, params, mm_per_px=mm_per_px)
     pairs = match(labels, found)
     matched_f = {j for _, j in pairs}
     matched_l = {i: j for i, j in pairs}
@@ -262,7 +266,6 @@ def game_enrolment(games: Path, params: DiceParams) -> None:
     first frame with dice are confirmed from its labels and learned (``vision.enrol.enrol_dice``),
     then every later frame is read with and without what was learned. Prints recall, precision
     and dice read right for both (games without dice are skipped)."""
-    from vision._coin_split import rendered_scale
     from vision.enrol import enrol_dice
 
     print("\nlearning the table's dice on the fixture games (first throw learned, the rest measured):")
@@ -377,9 +380,15 @@ def main() -> None:
             labels = [o for o in dice if not o.get("flags")]
             others = [o for o in dice if o.get("flags")]
             key = f"fixtures/{args.fixtures.name}"
-            fixture_keys = [key, f"{key}/procedural", f"{key}/blender", f"{key}:d6", f"{key}:d8"]
+            scaled = f"{key} scaled"  # read at the table's scale
+            fixture_keys = [key, f"{key}/procedural", f"{key}/blender", f"{key}:d6", f"{key}:d8", scaled, f"{scaled}:d6"]
             keys = [key, f"{key}/{e.get('renderer', 'procedural')}"]
             score_photo(img, e["image"], labels, others, params, keys, tallies, wrong_notes, args.failures)
+            # As the live referee reads its calibrated table (vision.read.params_for_scale).
+            scale = rendered_scale(e)
+            at_scale = params_for_scale(scale, img.shape[1], img.shape[0]).dice
+            at_scale = replace(params, det_threshold=at_scale.det_threshold) if at_scale is not None else params
+            score_photo(img, e["image"], labels, others, at_scale, [scaled], tallies, [], None, scale)
 
     print(HEADER)
     order = ["all", "all/trained", "all/validation", "all/held-out"]

@@ -749,7 +749,7 @@ class VisionReader:
             coins = tuple(kind for kind in COIN_KINDS if kind in self.kinds)
             dice = tuple(kind for kind in DIE_KINDS if kind in self.kinds)
             params = replace(params, coins=replace(params.coins, kinds=coins), read_coins=bool(coins),
-                             read_dice=bool(dice), dice=DiceParams(kinds=dice or None))
+                             read_dice=bool(dice), dice=replace(params.dice or DiceParams(), kinds=dice or None))
         if closely:
             params = replace(params, dice=replace(params.dice or DiceParams(), det_threshold=SECOND_LOOK_DIE_SCORE))
         profile = self.learner.profile if self.learner is not None else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import cv2
+import pytest
 import numpy as np
 
 from hardware.frames import Frame
@@ -125,6 +126,10 @@ def test_coins_seen_small_are_searched_for_at_their_size() -> None:
     assert near.coins.min_support < default.coins.min_support
     assert 26.49 / 2 / 0.56 < small.coins.max_radius * 1280 <= 1.5 * 26.49 / 2 / 0.56 + 0.01
     assert near.coins.max_radius < default.coins.max_radius
+    # ...and sizes rule out most of what the dice finder takes for a die: fainter candidates count.
+    from vision.dice import DiceParams
+
+    assert default.dice is None and near.dice.det_threshold < DiceParams().det_threshold
 
 
 def test_a_spot_the_players_said_holds_nothing_is_left_out_of_later_reads() -> None:
@@ -146,13 +151,19 @@ def test_a_spot_the_players_said_holds_nothing_is_left_out_of_later_reads() -> N
     assert kept.objects == (coin, far) and "nothing" in kept.notes[-1]
 
 
-def test_a_second_look_finds_a_faint_die_the_first_look_missed() -> None:
+def test_a_second_look_finds_a_faint_die_the_first_look_missed(monkeypatch: pytest.MonkeyPatch) -> None:
     """Sevens, B's last roll (frame 0051): a white die with red pips on the red cloth scores
-    below the finder's threshold; looking again more closely finds it, and nothing else in the
-    Theatre (SV-4.1: the roll must count its two dice)."""
+    below the dice finder's default threshold (0.3). At the table's known scale the first look
+    takes candidates down to ``SCALED_DIE_SCORE`` (0.25) and finds it; with a first look at 0.3,
+    looking again more closely finds it, and nothing else in the Theatre (SV-4.1: the roll must
+    count its two dice)."""
     source = ReplaySource(GAMES / "sevens_sv_t1_t3")
-    reader = VisionReader(source.layout(), kinds=frozenset({"d6"}))
     image = cv2.imread(str(GAMES / "sevens_sv_t1_t3" / "0051.jpg"))
+    reader = VisionReader(source.layout(), kinds=frozenset({"d6"}))
+    first = [o for o in reader(image).objects if o.zone == "theatre"]
+    assert sorted(o.value for o in first) == [2, 5]
+    monkeypatch.setattr("vision.read.SCALED_DIE_SCORE", 0.3)
+    reader = VisionReader(source.layout(), kinds=frozenset({"d6"}))
     first = [o for o in reader(image).objects if o.zone == "theatre"]
     closer = [o for o in reader.second_look(image).objects if o.zone == "theatre"]
     assert len(first) == 1
