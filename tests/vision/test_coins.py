@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision._coin_geometry import COIN_DIAMETER_MM, FINE_SPAN, FINE_WORK_RADIUS, Circle, fine_search, overlapping_circles
+from vision._coin_geometry import APPEARANCE_KINDS, COIN_DIAMETER_MM, FINE_SPAN, FINE_WORK_RADIUS, Circle, fine_search, overlapping_circles
 from vision.coins import CONFIDENT, CoinParams, against_table, colour_loglik, DEFAULT_COLOURS, draw_coins, find_coin_circles, find_coins
 from vision.enrol import CoinProfile, enrol_coins
 from vision.types import Detection
@@ -278,6 +278,16 @@ def test_colour_never_vetoes() -> None:
     """Colour evidence is floored: an odd light weakens, never forbids, a kind."""
     ll = colour_loglik(np.array([[60.0, -40.0]]), DEFAULT_COLOURS)
     assert ll.min() >= -12.0
+
+
+def test_a_bluish_silver_coin_still_reads_as_silver() -> None:
+    """Under a cool light a silver coin measures blue against the table (b* -6, as the rendered
+    dimes a calibrated read took for pennies): its colour still says silver over copper, rather
+    than leaving both at the evidence's floor; a copper coin still says copper."""
+    ll = colour_loglik(np.array([[-6.0, -6.0], [12.0, 14.0]]), DEFAULT_COLOURS)
+    penny, dime = APPEARANCE_KINDS.index("penny"), APPEARANCE_KINDS.index("dime")
+    assert ll[0, dime] > ll[0, penny] + 2.0 and ll[0, dime] > -12.0
+    assert ll[1, penny] > ll[1, dime] + 2.0
 
 
 def enrolled_on(name: str) -> CoinProfile:
