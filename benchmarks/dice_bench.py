@@ -10,9 +10,9 @@ training to fit ``DiceParams.confident_at`` on; ``held-out``: never seen), and f
 rendered fixtures' held-back test part (flat d6 and d8 must be read, kind and face; a cocked
 die must be reported cocked, and a confident face on it is a confident wrong read; moving or
 occluded dice are owed no read; the held-back part again at each scene's scale, as the live
-referee reads its calibrated table: ``fixtures/test scaled``): recall, precision, value accuracy, share of dice read
-right, confident wrong reads, a confusion matrix, the share of cocked dice reported cocked,
-and the median milliseconds per 1280x960 frame on one core.
+referee reads its calibrated table: ``fixtures/test scaled``): recall, precision, value
+accuracy, share of dice read right, confident wrong reads, a confusion matrix, the share of
+cocked dice reported cocked, and the median milliseconds per 1280x960 frame on one core.
 With ``--failures`` it writes one overlay picture per photo with a failure
 (blue: label, green: confident read, orange: unsure read, red cross: missed).
 """
