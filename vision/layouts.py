@@ -131,6 +131,12 @@ def _check_names(names: Sequence[str]) -> tuple[str, ...]:
     return result
 
 
+def players_from_text(text: str) -> int | list[str]:
+    """A command line's ``--players``: a count (``3``), or names in seating order (``Ann,Bo,Cy``)."""
+    text = text.strip()
+    return int(text) if text.isdigit() else [name.strip() for name in text.split(",") if name.strip()]
+
+
 def default_layout(game: str, players: int | Sequence[str], markers: MarkerSpec | None = None) -> Layout:
     """The default zones of a game for a number of players (named ``P1``.. ``PN``) or for named players.
 

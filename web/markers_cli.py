@@ -59,11 +59,9 @@ class Page:
 
 def run_markers(args: argparse.Namespace) -> int:
     """Run ``referee markers``; returns the exit status (0, or 2 for bad arguments)."""
-    from vision.layouts import default_layout
+    from vision.layouts import default_layout, players_from_text
 
-    players: int | list[str]
-    text = str(args.players).strip()
-    players = int(text) if text.isdigit() else [name.strip() for name in text.split(",") if name.strip()]
+    players = players_from_text(str(args.players))
     if not 72 <= args.dpi <= 1200:
         print(f"referee: --dpi must be between 72 and 1200, not {args.dpi}", file=sys.stderr)
         return 2

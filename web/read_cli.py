@@ -1,4 +1,11 @@
-"""``referee read IMAGE...``: read coins and dice in photos, one JSON line per image."""
+"""``referee read IMAGE...``: read coins and dice in photos, one JSON line per image.
+
+With ``--calibration FILE`` the table's scale decides sizes and every object gets its zone.
+With ``--game GAME --players P`` instead, the table printed by ``referee markers GAME
+--players P`` is calibrated from the corner markers seen in the first photo (same camera for
+the rest), and ``--save-calibration FILE`` keeps that calibration for ``referee serve`` and
+later reads.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +21,9 @@ def add_parser(commands: Any) -> None:
     read = commands.add_parser("read", help="read the coins and dice in photos")
     read.add_argument("images", nargs="+", metavar="IMAGE", help="photo files (JPEG, PNG, ...)")
     read.add_argument("--calibration", metavar="FILE", help="table calibration file (scale, zones)")
+    read.add_argument("--game", help="calibrate from the corner markers of this game's printed table in the first photo")
+    read.add_argument("--players", help="with --game: how many players (3), or their names in seating order (Ann,Bo,Cy)")
+    read.add_argument("--save-calibration", metavar="FILE", help="with --game: save the calibration found (JSON)")
     read.add_argument("--profile", metavar="FILE", help="what enrolment learned of this table's coins (.npz)")
     read.add_argument("--json", action="store_true", help="print one JSON line per image (the default is text)")
     read.set_defaults(run=run_read)
@@ -26,6 +36,12 @@ def run_read(args: argparse.Namespace) -> int:
     from vision.read import read_table
 
     calibration = None
+    if args.calibration and args.game:
+        print("referee: give --calibration FILE or --game GAME --players P, not both", file=sys.stderr)
+        return 2
+    if (args.players or args.save_calibration) and not args.game:
+        print("referee: --players and --save-calibration go with --game", file=sys.stderr)
+        return 2
     if args.calibration:
         from vision.calibration import load_calibration
 
@@ -33,6 +49,10 @@ def run_read(args: argparse.Namespace) -> int:
             calibration = load_calibration(args.calibration)
         except ValueError as exc:
             print(f"referee: {exc}", file=sys.stderr)
+            return 2
+    elif args.game:
+        calibration = calibrate_from_markers(args.images[0], args.game, args.players, args.save_calibration)
+        if calibration is None:
             return 2
     profile = None
     if args.profile:
@@ -65,6 +85,38 @@ def run_read(args: argparse.Namespace) -> int:
             {"image": path, "objects": objects, "ms": round(ms, 1), "mm_per_px": observation.mm_per_px, "notes": list(observation.notes)},
         )
     return 1 if failed else 0
+
+
+def calibrate_from_markers(image: str, game: str, players: str | None, save: str | None) -> Any:
+    """The calibration of ``game``'s default printed table from the corner markers in ``image``
+    (saved to ``save`` when given), or ``None`` after saying on stderr what went wrong."""
+    from vision.calibration import CalibrationError, calibrate
+    from vision.layouts import default_layout, players_from_text
+
+    if not players:
+        print("referee: --game needs --players (how many, or their names in seating order)", file=sys.stderr)
+        return None
+    try:
+        layout = default_layout(game, players_from_text(players))
+    except ValueError as exc:
+        print(f"referee: {exc}", file=sys.stderr)
+        return None
+    frame, problem = load_image(image)
+    if frame is None:
+        print(f"referee: {problem}", file=sys.stderr)
+        return None
+    try:
+        calibration = calibrate(frame, layout)
+    except CalibrationError as exc:
+        print(f"referee: cannot calibrate from {image}: {exc}", file=sys.stderr)
+        return None
+    if save:
+        try:
+            calibration.save(save)
+        except OSError as exc:
+            print(f"referee: cannot save the calibration to {save}: {exc.strerror or exc}", file=sys.stderr)
+            return None
+    return calibration
 
 
 def load_image(path: str) -> tuple[Any, str]:

@@ -242,6 +242,45 @@ def test_referee_read_text_and_bad_profile(capsys: pytest.CaptureFixture[str], t
     assert "profile" in capsys.readouterr().err
 
 
+def test_referee_read_calibrates_from_the_printed_tables_markers(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``referee read IMAGE --game sevens --players Ann,Bo --save-calibration FILE``: the table
+    ``referee markers`` prints, seen from above, is calibrated from its corner markers; the
+    calibration is saved, and a later read with ``--calibration FILE`` uses the same scale."""
+    from vision.layouts import default_layout
+    from vision.markers import render_view
+
+    layout = default_layout("sevens", ["Ann", "Bo"])
+    width, height = layout.table_size_mm
+    px_per_mm = 0.85 * min(1280 / width, 960 / height)
+    table_to_image = np.array([[px_per_mm, 0, (1280 - px_per_mm * width) / 2], [0, px_per_mm, (960 - px_per_mm * height) / 2], [0, 0, 1.0]])
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), render_view(layout, table_to_image, (1280, 960)))
+    saved = tmp_path / "calibration.json"
+    args = ["read", str(image), "--game", "sevens", "--players", "Ann,Bo", "--save-calibration", str(saved), "--json"]
+    assert main(args) == 0
+    first = json.loads(capsys.readouterr().out.strip())
+    assert first["mm_per_px"] == pytest.approx(1 / px_per_mm, rel=0.01)
+    assert main(["read", str(image), "--calibration", str(saved), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out.strip())["mm_per_px"] == pytest.approx(first["mm_per_px"])
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--game", "sevens", "--players", "Ann,Bo"], "cannot calibrate from"),  # no markers in a coin photo
+        (["--game", "sevens"], "--game needs --players"),
+        (["--game", "chess", "--players", "2"], "chess"),
+        (["--players", "2"], "go with --game"),
+        (["--calibration", "x.json", "--game", "sevens", "--players", "2"], "not both"),
+    ],
+)
+def test_referee_read_names_what_is_wrong_with_its_calibration_options(
+    extra: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["read", str(photo("mmr_93.jpg")), *extra]) == 2
+    assert message in capsys.readouterr().err
+
+
 def test_read_table_is_the_package_entry_point() -> None:
     """Issue 5: ``vision.read_table(frame, calibration=None)`` is the one entry point."""
     import numpy as np
