@@ -37,7 +37,6 @@ from vision._coin_split import rendered_scale  # noqa: E402
 from vision._dice_net import read_class  # noqa: E402
 from vision._dice_split import group_of, is_held_out, is_validation  # noqa: E402
 from vision.dice import CONFIDENT, DiceParams, draw_dice, find_dice  # noqa: E402
-from vision.read import params_for_scale  # noqa: E402
 from vision.types import Detection  # noqa: E402
 
 
@@ -328,7 +327,7 @@ def main() -> None:
                     help="fit DiceParams.temperature on the trained part's matched reads, print it, stop")
     ap.add_argument("--fit-confident", action="store_true",
                     help="fit DiceParams.confident_at on the validation parts (at most 0.5%% wrong), print it, stop")
-    ap.add_argument("--threshold", type=float, help="override DiceParams.det_threshold")
+    ap.add_argument("--threshold", type=float, help="override DiceParams.det_threshold (and det_threshold_scaled)")
     ap.add_argument("--long-sides", help="override DiceParams.det_long_sides, e.g. 512,192")
     ap.add_argument("--model-dir", type=Path, help="measure the dice models in this folder (default: the shipped ones)")
     ap.add_argument("--confident-at", type=float, help="override DiceParams.confident_at")
@@ -340,7 +339,7 @@ def main() -> None:
     cv2.setNumThreads(1)
     params = DiceParams()
     if args.threshold is not None:
-        params = replace(params, det_threshold=args.threshold)
+        params = replace(params, det_threshold=args.threshold, det_threshold_scaled=args.threshold)
     if args.long_sides:
         params = replace(params, det_long_sides=tuple(int(v) for v in args.long_sides.split(",")))
     if args.model_dir is not None:
@@ -384,11 +383,8 @@ def main() -> None:
             fixture_keys = [key, f"{key}/procedural", f"{key}/blender", f"{key}:d6", f"{key}:d8", scaled, f"{scaled}:d6"]
             keys = [key, f"{key}/{e.get('renderer', 'procedural')}"]
             score_photo(img, e["image"], labels, others, params, keys, tallies, wrong_notes, args.failures)
-            # As the live referee reads its calibrated table (vision.read.params_for_scale).
-            scale = rendered_scale(e)
-            at_scale = params_for_scale(scale, img.shape[1], img.shape[0]).dice
-            at_scale = replace(params, det_threshold=at_scale.det_threshold) if at_scale is not None else params
-            score_photo(img, e["image"], labels, others, at_scale, [scaled], tallies, [], None, scale)
+            # As the live referee reads its calibrated table: sizes known, fainter candidates taken.
+            score_photo(img, e["image"], labels, others, params, [scaled], tallies, [], None, rendered_scale(e))
 
     print(HEADER)
     order = ["all", "all/trained", "all/validation", "all/held-out"]

@@ -37,13 +37,6 @@ SCALED_SEARCH_RADIUS = 10.0
 radius is this many pixels in it (``CoinParams.circle_size``)."""
 
 
-SCALED_DIE_SCORE = 0.25
-"""The dice finder's lowest score when the table's scale is known (``DiceParams.det_threshold``
-is 0.3 without it): sizes then rule out most of what the finder takes for a die. Chosen on the
-dev scenes: at 0.3, 0.25 and 0.2, 95.8%, 97.6% and 98.2% of the flat d6 found, with 7, 13 and
-26 reads on no die in 220 scenes."""
-
-
 class CalibrationLike(Protocol):
     """What ``read_table`` needs of a calibration (``vision.calibration.Calibration`` has it)."""
 
@@ -91,8 +84,8 @@ def params_for_scale(mm_per_px: float | None, width: int, height: int) -> ReadPa
     found, 33 ms a frame instead of 42 with everything in the larger image); the largest radius
     is ``LARGEST_RADIUS_MARGIN`` times a dollar coin's (no larger circle is a coin, and the
     circle search's time grows with the span of radii); and the rim's edge need show on
-    ``SCALED_MIN_SUPPORT`` of it. The dice finder's candidates are taken down to
-    ``SCALED_DIE_SCORE``.
+    ``SCALED_MIN_SUPPORT`` of it. (The dice reader takes fainter candidates at any known
+    scale by itself: ``vision.dice.DiceParams.det_threshold_scaled``.)
     """
     if mm_per_px is None or not mm_per_px > 0:
         return ReadParams()
@@ -110,9 +103,7 @@ def params_for_scale(mm_per_px: float | None, width: int, height: int) -> ReadPa
         small_radius=min_radius,
         min_support=SCALED_MIN_SUPPORT,
     )
-    from vision.dice import DiceParams
-
-    return ReadParams(coins=coins, dice=DiceParams(det_threshold=SCALED_DIE_SCORE))
+    return ReadParams(coins=coins)
 
 
 def read_table(

@@ -636,7 +636,7 @@ def make_reader(
 
 SECOND_LOOK_DIE_SCORE = 0.15
 """The dice finder's lowest score on a second look (``VisionReader.second_look``; the first look
-takes ``vision.dice.DiceParams.det_threshold``, 0.3). On dice-rune55, 0.2 instead of 0.3 finds
+takes ``vision.dice.DiceParams.det_threshold_scaled``, 0.25 at a known scale). On dice-rune55, 0.2 instead of 0.3 finds
 0.3 points more dice at 2.4 points less precision: worth it only where the table looks wrong."""
 
 
@@ -751,7 +751,8 @@ class VisionReader:
             params = replace(params, coins=replace(params.coins, kinds=coins), read_coins=bool(coins),
                              read_dice=bool(dice), dice=replace(params.dice or DiceParams(), kinds=dice or None))
         if closely:
-            params = replace(params, dice=replace(params.dice or DiceParams(), det_threshold=SECOND_LOOK_DIE_SCORE))
+            params = replace(params, dice=replace(params.dice or DiceParams(), det_threshold=SECOND_LOOK_DIE_SCORE,
+                                                  det_threshold_scaled=SECOND_LOOK_DIE_SCORE))
         profile = self.learner.profile if self.learner is not None else None
         dice_profile = self.learner.dice_profile if self.learner is not None else None
         if dice_profile is not None:
