@@ -11,10 +11,10 @@ coins found (recall), precision, denominations right, faces right, faces unsure,
 wrong and faces wrong *with confidence*; then the same with enrolment (the reader learns the
 table's own coins from one photo of each held-out group and is measured on the others,
 which show the same coins flipped and moved); then the median milliseconds per frame at
-1280x960 on one core. The same figures on the fixtures' held-back rendered test scenes, read at
-their calibrated scale and without a calibration (and,
-with ``--fixture-splits test dev``, the dev scenes) follow the coin-free photos. ``--overlays`` writes a picture of every photo with a failure:
-label boxes in white, reads as circles (green sure, orange unsure face, red no face),
+1280x960 on one core. The same figures on the fixtures' held-back rendered test scenes (and,
+with ``--fixture-splits test dev``, the dev scenes), read at their calibrated scale and without
+a calibration, follow the coin-free photos. ``--overlays`` writes a picture of every photo with
+a failure: label boxes in white, reads as circles (green sure, orange unsure face, red no face),
 misses and wrong reads marked in magenta. ``--only-validation`` measures only what candidate
 models are chosen on (coins-mmr's validation photos and every fifth rendered training scene),
 never the held-out photos or the held-back scenes.

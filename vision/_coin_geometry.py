@@ -86,7 +86,9 @@ FINE_SPAN = 2.4
 bottom of the main search, where coins of six or seven work pixels are found only in part."""
 
 
-def fine_search(long_side: int, min_radius: float, small_radius: float, small_radius_px: float) -> tuple[float, float, float] | None:
+def fine_search(
+    long_side: int, min_radius: float, small_radius: float, small_radius_px: float
+) -> tuple[float, float, float] | None:
     """(scale, smallest, largest radius in frame pixels) of the fine search for coins smaller
     than the main search's ``min_radius`` (a fraction of the long side), or ``None`` when there
     is none to make: its smallest radius is ``small_radius`` of the long side but at least

@@ -31,7 +31,6 @@ LARGEST_RADIUS_MARGIN = 1.5
 scale varies across a tilted camera's frame (up to 7%), a rim's shadow adds a few per cent,
 and a coin raised on another is nearer the camera."""
 
-
 SCALED_SEARCH_RADIUS = 10.0
 """With a known scale, circles are searched for in an image large enough that 80% of a dime's
 radius is this many pixels in it (``CoinParams.circle_size``)."""

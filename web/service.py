@@ -636,8 +636,9 @@ def make_reader(
 
 SECOND_LOOK_DIE_SCORE = 0.15
 """The dice finder's lowest score on a second look (``VisionReader.second_look``; the first look
-takes ``vision.dice.DiceParams.det_threshold_scaled``, 0.25 at a known scale). On dice-rune55, 0.2 instead of 0.3 finds
-0.3 points more dice at 2.4 points less precision: worth it only where the table looks wrong."""
+takes ``vision.dice.DiceParams.det_threshold_scaled``, 0.25 at a known scale). On dice-rune55,
+0.2 instead of 0.3 finds 0.3 points more dice at 2.4 points less precision: worth it only where
+the table looks wrong."""
 
 
 class VisionReader:
