@@ -331,6 +331,7 @@ def main() -> None:
     ap.add_argument("--long-sides", help="override DiceParams.det_long_sides, e.g. 512,192")
     ap.add_argument("--model-dir", type=Path, help="measure the dice models in this folder (default: the shipped ones)")
     ap.add_argument("--confident-at", type=float, help="override DiceParams.confident_at")
+    ap.add_argument("--coarse-min-side", type=float, help="override DiceParams.coarse_min_side")
     ap.add_argument("--turns", type=int, help="override DiceParams.reader_turns (1, 2 or 4)")
     ap.add_argument("--temperature", type=float, help="override DiceParams.temperature")
     args = ap.parse_args()
@@ -346,6 +347,8 @@ def main() -> None:
         params = replace(params, model_dir=args.model_dir)
     if args.confident_at is not None:
         params = replace(params, confident_at=args.confident_at)
+    if args.coarse_min_side is not None:
+        params = replace(params, coarse_min_side=args.coarse_min_side)
     if args.turns is not None:
         params = replace(params, reader_turns=args.turns)
     if args.temperature is not None:

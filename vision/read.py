@@ -153,7 +153,15 @@ def read_table(
         else:
             dice_params = params.dice if params.dice is not None else DiceParams()
             try:
-                dice = list(find_dice(frame, dice_params, mm_per_px=mm_per_px if mm_per_px is not None else coin_scale))
+                # A candidate die centred on a coin read surely is that coin: not read again
+                # (a quarter of the candidates on the held-back scenes, the same reads).
+                sure_coins = [
+                    (c.center[0], c.center[1], c.bbox[2] / 2.0)
+                    for c in coins
+                    if c.confidence >= params.coins.confident and not c.flags
+                ]
+                dice_scale = mm_per_px if mm_per_px is not None else coin_scale
+                dice = list(find_dice(frame, dice_params, mm_per_px=dice_scale, not_at=sure_coins))
             except FileNotFoundError as exc:
                 # A missing model is an installation fault: say so, and still read the coins.
                 notes.append(f"dice reader not available: {exc}")

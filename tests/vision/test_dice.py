@@ -138,6 +138,40 @@ def test_scale_drops_objects_that_cannot_be_dice() -> None:
     assert find_dice(img, mm_per_px=2.0) == []  # 60 px = 120 mm: no die is that big
 
 
+def test_a_candidate_on_something_already_read_is_not_read() -> None:
+    """``not_at``: circles already read as something else (the coins ``read_table`` read
+    surely) hold no die: a candidate centred in one is left out, one beside it is not."""
+    img = table()
+    draw_die(img, 150, 180, 56, 4, (235, 235, 235), (20, 20, 20))
+    draw_die(img, 330, 180, 56, 2, (235, 235, 235), (20, 20, 20))
+    img = finish(img)
+    assert covers(find_dice(img), 150, 180) and covers(find_dice(img), 330, 180)
+    found = find_dice(img, not_at=[(150.0, 180.0, 35.0)])
+    assert not covers(found, 150, 180) and covers(found, 330, 180)
+
+
+def test_the_coarse_pass_reads_only_boxes_too_large_for_the_fine_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The coarse pass (for close-ups) boxed printed zone names and markers on the rendered
+    tables, each read for nothing; its boxes under ``coarse_min_side`` of its long side are
+    left to the fine pass. On a held-back scene: fewer crops read, the same dice found."""
+    import vision.dice as dice_module
+
+    crops: list[int] = []
+    original = dice_module.reader_input
+    monkeypatch.setattr(dice_module, "reader_input", lambda patches: crops.append(len(patches)) or original(patches))
+    entry = json.loads((TEST_SCENES / "labels.json").read_text())[0]
+    img = cv2.imread(str(TEST_SCENES / entry["image"]), cv2.IMREAD_COLOR)
+    assert img is not None
+    every = find_dice(img, DiceParams(coarse_min_side=0.0))
+    large_only = find_dice(img)
+    assert crops[1] < crops[0]
+    assert sorted(d.bbox for d in large_only) == sorted(d.bbox for d in every)
+    # A close-up die, a third of the frame, is still found by the coarse pass.
+    close = table()
+    draw_die(close, 240, 180, 150, 5, (235, 235, 235), (20, 20, 20))
+    assert covers(find_dice(finish(close)), 240, 180)
+
+
 def test_params_are_frozen() -> None:
     with pytest.raises(AttributeError):
         DiceParams().det_threshold = 0.1  # type: ignore[misc]

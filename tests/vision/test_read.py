@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vision.read import ReadParams, read_table, resolve_overlaps
-from vision.types import Detection, TableObservation
+from vision.types import CONFIDENT, Detection, TableObservation
 from web.cli import main
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "coins-mmr"
@@ -177,6 +177,34 @@ def test_a_die_is_not_a_coin() -> None:
     pip_on_coin = Detection(kind="d6", value=None, bbox=(110, 110, 12, 12), confidence=0.9, center=(116.0, 116.0))
     assert resolve_overlaps([unsure_coin], [pip_on_coin], 0.3) == ([unsure_coin], [])
     assert resolve_overlaps([unsure_coin], [], 0.3) == ([unsure_coin], [])
+
+
+def test_the_dice_reader_skips_coins_read_surely(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A candidate die centred on a coin read surely is that coin: ``read_table`` does not
+    have the dice reader read it again (on the held-back scenes a quarter of the candidates),
+    and the dice it reports are the same."""
+    import vision.dice as dice_module
+
+    centres: list[tuple[float, float]] = []
+    original = dice_module.crop_patch
+
+    def spying(frame: np.ndarray, cx: float, cy: float, *args: Any, **kwargs: Any) -> np.ndarray:
+        centres.append((cx, cy))
+        return original(frame, cx, cy, *args, **kwargs)
+
+    monkeypatch.setattr(dice_module, "crop_patch", spying)
+    entry = next(e for e in json.loads((DEV_SCENES / "labels.json").read_text()) if e["renderer"] == "blender")
+    frame = cv2.imread(str(DEV_SCENES / entry["image"]))
+    obs = read_table(frame)
+    sure = [o for o in obs.objects if o.kind in ("penny", "nickel", "dime", "quarter") and o.confidence >= CONFIDENT]
+    assert len(sure) >= 3
+    for c in sure:
+        r = c.bbox[2] / 2
+        assert all(np.hypot(x - c.center[0], y - c.center[1]) >= r for x, y in centres), c
+    read_all = dice_module.find_dice(frame, mm_per_px=obs.mm_per_px)
+    dice = sorted(o.bbox for o in obs.objects if o.kind in ("d6", "d8"))
+    assert dice and dice == sorted(d.bbox for d in read_all if not any(
+        np.hypot(d.center[0] - c.center[0], d.center[1] - c.center[1]) < c.bbox[2] / 2 for c in sure))
 
 
 def test_coins_only_when_dice_are_off() -> None:
