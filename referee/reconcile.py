@@ -123,7 +123,9 @@ def _rule(state: State, seen: Sequence[Seen], confident: float) -> Ruling:
     # The camera sees kinds and faces, not the ids the rules give tracked objects (FLIP's dice).
     expected = {zone: tuple(_unnamed(item) for item in items) for zone, items in state.zones().items()}
 
-    unreadable = [s for s in seen if UNREADABLE_FLAGS & set(s.flags)]
+    # Only a sure "not flat" rules a rethrow (G-3): the camera's unsure one (a bar it takes for a
+    # coin on its edge, a circle it takes for a coin lying on another) is asked about below.
+    unreadable = [s for s in seen if UNREADABLE_FLAGS & set(s.flags) and s.confidence >= confident]
     if unreadable:
         return _unreadable(unreadable, throw_zones, state.invalid_throw_instruction())
     outside = [s for s in seen if s.zone is None or s.zone not in expected]
@@ -236,7 +238,8 @@ def answer(seen: Sequence[Seen], refs: Iterable[int], value: str | int) -> list[
     """The reads with the players' answer about objects ``refs`` taken as certain.
 
     ``cocked`` (a die) or ``on edge`` (a coin) says the object does not lie flat: it is then
-    flagged so, unread, and the ruling is G-3's. ``not a die`` / ``not a coin`` says there is no
+    flagged so, unread, and the ruling is G-3's; a face says it lies flat, and any doubt the
+    camera flagged about that is dropped. ``not a die`` / ``not a coin`` says there is no
     such object: the read is dropped. ``AS_READ`` confirms every read of ``refs``;
     ``ONE_BY_ONE`` forgets their faces, so each is asked about alone."""
     chosen = set(refs)
@@ -249,7 +252,13 @@ def answer(seen: Sequence[Seen], refs: Iterable[int], value: str | int) -> list[
     flag = NOT_FLAT_ANSWERS.get(str(value))
     if flag is not None:
         return [replace(s, value=None, confidence=1.0, flags=(*s.flags, flag)) if s.ref in chosen else s for s in seen]
-    return [replace(s, value=value, confidence=1.0) if s.ref in chosen else s for s in seen]
+    # A face answered says the object lies flat: the camera's doubt about that goes.
+    return [replace(s, value=value, confidence=1.0, flags=_flat(s.flags)) if s.ref in chosen else s for s in seen]
+
+
+def _flat(flags: tuple[str, ...]) -> tuple[str, ...]:
+    """``flags`` without those that say an object does not lie flat."""
+    return tuple(f for f in flags if f not in UNREADABLE_FLAGS and f != "leaning")
 
 
 def _face_matters(s: Seen, expected: dict[str, tuple[Item, ...]], throw_zones: set[str]) -> bool:
@@ -287,6 +296,10 @@ def _question(unsure: list[Seen]) -> Question:
         if "overlapping" in first.flags:
             # Two coins overlapping more than flat coins can: one rests on the other (A1).
             text = f"This {first.kind} overlaps another coin: is it heads or tails, or leaning on it (on edge)?"
+        elif {"on_edge", "leaning"} & set(first.flags):
+            text = f"This {first.kind} may be on its edge: is it heads or tails, or on edge?"
+        elif "stacked" in first.flags:
+            text = f"This {first.kind} seems to lie on another coin: is it heads or tails, or not flat (on edge)?"
     else:
         faces = int(first.kind[1:]) if first.kind[1:].isdigit() else 6
         text, choices = f"What does this {first.kind} show?", (*(str(f) for f in range(1, faces + 1)), "cocked", "not a die")

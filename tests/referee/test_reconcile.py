@@ -124,6 +124,30 @@ def test_coins_the_camera_saw_overlapping_are_asked_about_one_by_one() -> None:
     assert isinstance(after, Discrepancy) and after.rethrow and "on its edge" in after.text()
 
 
+def test_a_coin_the_camera_is_unsure_lies_flat_is_asked_about_not_ruled_on() -> None:
+    """G-3 / A1: only a sure "on its edge" or "on another coin" rules a rethrow. The camera's
+    tilted-coin and stacked-coin finds carry no confidence (a bar of the coin's colour may be
+    a shadow, a circle inside another a coin's own design), so the players are asked; a face
+    answered says the coin lies flat and the throw is read, "on edge" rules the rethrow."""
+    state = find_game("seven-pennies")(["A", "B"]).new_state()
+    state.apply("designate A")
+    flat = [Seen("penny", "heads" if i < 4 else "tails", "theatre", 0.99, (), ref=i) for i in range(6)]
+    for flag, words in (("on_edge", "may be on its edge"), ("leaning", "may be on its edge"),
+                        ("stacked", "seems to lie on another coin")):
+        seen = [*flat, Seen("penny", None, "theatre", 0.0, (flag,), ref=6)]
+        ruling = reconcile(state, seen)
+        assert isinstance(ruling, Question) and ruling.refs == (6,), flag
+        assert words in ruling.text and "on edge" in ruling.choices
+        assert reconcile(state, answer(seen, ruling.refs, "tails")) == ChanceOutcome(
+            state.game.parse_action("throw 4H 3T"))
+        after = reconcile(state, answer(seen, ruling.refs, "on edge"))
+        assert isinstance(after, Discrepancy) and after.rethrow and after.problems[0].rule == "G-3"
+    # Sure, as the players' answer makes it, the same flag rules at once.
+    sure = [*flat, Seen("penny", None, "theatre", 1.0, ("stacked",), ref=6)]
+    ruling = reconcile(state, sure)
+    assert isinstance(ruling, Discrepancy) and ruling.rethrow and "lies on another" in ruling.text()
+
+
 def test_players_can_answer_that_an_unsure_die_is_no_die() -> None:
     """A printed letter taken for a die: "not a die" drops the read and the throw is read
     from the dice that are there."""
