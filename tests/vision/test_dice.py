@@ -172,6 +172,25 @@ def test_the_coarse_pass_reads_only_boxes_too_large_for_the_fine_one(monkeypatch
     assert covers(find_dice(finish(close)), 240, 180)
 
 
+def test_a_large_crop_blurs_only_what_it_samples() -> None:
+    """A die much larger than the reader's crop is blurred before it is shrunk (or its pips
+    alias away); only the frame around the crop is blurred, which gives the crop that
+    blurring the whole frame gives (to one level of rounding), at any turn and at the edges."""
+    from vision._dice_net import crop_patch
+
+    rng = np.random.default_rng(7)
+    frame = cv2.GaussianBlur(rng.integers(0, 256, (480, 640, 3), dtype=np.uint8), (0, 0), 1.5)
+    for side, cx, cy, angle in ((200.0, 320.0, 240.0, 0.0), (300.0, 40.0, 450.0, 30.0), (120.0, 600.0, 20.0, 45.0)):
+        k = 40 / side
+        whole = cv2.GaussianBlur(frame, (0, 0), 0.45 / k)
+        m = cv2.getRotationMatrix2D((cx, cy), angle, k)
+        m[0, 2] += 20 - cx
+        m[1, 2] += 20 - cy
+        expected = cv2.warpAffine(whole, m, (40, 40), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        got = crop_patch(frame, cx, cy, side, angle, size=40)
+        assert np.abs(got.astype(int) - expected.astype(int)).max() <= 1, (side, cx, cy, angle)
+
+
 def test_params_are_frozen() -> None:
     with pytest.raises(AttributeError):
         DiceParams().det_threshold = 0.1  # type: ignore[misc]
