@@ -58,3 +58,44 @@ def test_a_missing_or_unreadable_scene_is_named(tmp_path: Path, capsys: pytest.C
     assert name in capsys.readouterr().err
     assert main(["--scenes", str(tmp_path / "nowhere")]) == 2
     assert "no labels.json" in capsys.readouterr().err
+
+
+COINS_MMR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "coins-mmr"
+
+
+def test_photos_are_fitted_into_the_frame_unstretched(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--fit 1280x960``: a 936x837 photo becomes a 1280x960 frame at one scale (its coins stay
+    round), its labels moved with it, so the reads found what they would in the photo; the
+    table's-scale read needs a rendered scene's homography and is left out."""
+    import cv2
+    import numpy as np
+
+    from benchmarks.read_bench import fit_frame
+
+    photo = np.zeros((837, 936, 3), np.uint8)
+    cv2.circle(photo, (468, 418), 100, (255, 255, 255), -1)
+    frame, scale, (dx, dy) = fit_frame(photo, 1280, 960)
+    assert frame.shape == (960, 1280, 3) and scale == pytest.approx(960 / 837)
+    ys, xs = np.nonzero(frame[:, :, 0] > 127)
+    assert (xs.max() - xs.min()) == pytest.approx(ys.max() - ys.min(), abs=2)  # still round
+    assert abs((xs.max() + xs.min()) / 2 - (468 * scale + dx)) < 2 and abs((ys.max() + ys.min()) / 2 - (418 * scale + dy)) < 2
+
+    labels = json.loads((COINS_MMR / "labels.json").read_text())[:2]
+    for entry in labels:
+        shutil.copy(COINS_MMR / entry["image"], tmp_path / entry["image"])
+    (tmp_path / "labels.json").write_text(json.dumps(labels))
+    assert main(["--scenes", str(tmp_path), "--passes", "1", "--fit", "1280x960"]) == 0
+    out = capsys.readouterr().out
+    lines = {row.split(":")[0]: row for row in out.splitlines()[1:]}
+    assert set(lines) == {"coins and dice", "coins alone", "dice alone"}
+    assert "1280x960" in out
+    found, labelled = (int(v) for v in lines["coins alone"].split("coins found ")[1].split(";")[0].split(" of "))
+    assert labelled >= 10 and found >= 0.9 * labelled
+
+
+@pytest.mark.parametrize("fit", ["1280", "big", "8x8"])
+def test_a_bad_fit_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str], fit: str) -> None:
+    folder = two_scenes(tmp_path)
+    with pytest.raises(SystemExit):
+        main(["--scenes", str(folder), "--fit", fit])
+    assert "--fit" in capsys.readouterr().err
