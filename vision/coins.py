@@ -202,6 +202,8 @@ def find_coin_circles(
         # instead costs 2.6 ms rather than 11.8 at 992 px, but the circles it gives differ a
         # little, and on the live coin games 5 of 890 coins were no longer read surely.
         search, search_scale = work_image(frame, params.circle_size)
+        if search is frame:
+            search = v.gray  # the frame itself (``vision.read.FULL_FRAME_SEARCH``): already grey
     long_side = max(search.shape[:2])
     smallest_main = params.min_radius * long_side
     fine = fine_search(max(frame.shape[:2]), params.min_radius, params.small_radius, params.small_radius_px)

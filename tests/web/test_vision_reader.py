@@ -117,6 +117,10 @@ def test_coins_seen_small_are_searched_for_at_their_size() -> None:
     small = params_for_scale(0.56, 1280, 960)  # the rendered fixtures: a dime is 32 px across
     assert small.coins.min_radius * 1280 <= 0.8 * 17.91 / 2 / 0.56 + 0.01
     assert small.coins.circle_size > default.coins.work_size  # circles searched in a larger image
+    # The fixture camera would ask for about 1,000 of 1,280 px: the frame itself is searched.
+    assert small.coins.circle_size == 1280
+    middle = params_for_scale(0.3, 1280, 960)  # asks for 544 px: a reduced image still pays
+    assert default.coins.work_size < middle.coins.circle_size < 0.75 * 1280
     assert small.coins.work_size == default.coins.work_size  # colours measured as without a scale
     near = params_for_scale(0.2, 1280, 960)  # a camera close to the table: the default sizes hold
     assert (near.coins.work_size, near.coins.min_radius) == (default.coins.work_size, default.coins.min_radius)
