@@ -101,8 +101,8 @@ def crop_patch(
     m[0, 2] += size / 2.0 - cx
     m[1, 2] += size / 2.0 - cy
     # Shrinking a large die to 32 px needs a pre-blur, or pips alias away. Only the part of the
-    # frame the crop samples is blurred: its turned square, the blur's reach and a pixel for the
-    # interpolation (the same crop as blurring the whole frame, for a fraction of the time).
+    # frame the crop samples is blurred: its turned square, the blur's reach and a few pixels
+    # for the interpolation (the same crop as blurring the whole frame, for a fraction of the time).
     src: npt.NDArray[np.uint8] = frame
     if k < 0.5:
         sigma = 0.45 / k
