@@ -92,7 +92,7 @@ def hough_circles(
         for x0, x1 in _spans(w, core, step):
             ya, xa = max(0, y0 - margin) // step * step, max(0, x0 - margin) // step * step
             tile = blurred[ya : min(h, y1 + margin), xa : min(w, x1 + margin)]
-            c = _hough(tile, min_r, max_r, dp, min_dist, param1, param2) + np.float32([xa, ya, 0])
+            c = _hough(tile, min_r, max_r, dp, min_dist, param1, param2) + np.array([xa, ya, 0], np.float32)
             found.append(c[(c[:, 0] >= x0) & (c[:, 0] < x1) & (c[:, 1] >= y0) & (c[:, 1] < y1)])
     return np.vstack(found)
 
