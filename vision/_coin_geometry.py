@@ -427,9 +427,13 @@ def tilted_blobs(
     mask[disc_mask(mask.shape, circles, scale, 1.15) > 0] = 0
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     out = []
+    h, w = mask.shape[:2]
     for cnt in contours:
         if len(cnt) < 5 or cv2.contourArea(cnt) < min_area:
             continue
+        bx, by, bw, bh = cv2.boundingRect(cnt)
+        if bx == 0 or by == 0 or bx + bw == w or by + bh == h:
+            continue  # cut by the frame's edge: its shape is not the patch's (the table beyond the cloth)
         (x, y), (a, b), angle = cv2.fitEllipse(cnt)
         major, minor = max(a, b), min(a, b)
         if major <= 0 or minor / major > max_ratio:
