@@ -80,7 +80,8 @@ class DiceParams:
     find. On the dev scenes the coarse pass's smaller boxes were printed zone names and markers
     (1,962 of its 2,064 candidates lay on no object), each read by the reader for nothing:
     0.05 cut the crops read from 18.5 to 12.0 a frame with the same reads on dice-rune55 and on
-    the dev scenes (0.06 lost dice-rune55 reads). 0 takes every candidate."""
+    the dev scenes but one more read on no die at their scale (0.04 kept most of those
+    candidates, 0.06 lost dice-rune55 reads). 0 takes every candidate."""
     max_dice: int = 64
     """Most candidates read in one frame."""
     min_die_px: float = 12.0
