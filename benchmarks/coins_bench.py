@@ -41,6 +41,7 @@ from vision._coin_split import VALIDATION, is_held_back, is_held_out, rendered_p
 from vision.coins import CONFIDENT, CoinParams, draw_coins, find_coins  # noqa: E402
 from vision.enrol import CoinProfile, enrol_coins  # noqa: E402
 from vision.types import Detection  # noqa: E402
+from vision.marker_scale import marker_scale  # noqa: E402
 from vision.read import params_for_scale  # noqa: E402
 
 ENROL_PHOTOS = ("mmr_52.jpg", "mmr_60.jpg", "mmr_75.jpg", "mmr_81.jpg")
@@ -178,15 +179,18 @@ def fixture_objects(objects: list[dict]) -> list[dict]:
 
 
 def fixture_tally(
-    folder: Path, params: CoinParams, name: str, only_part: str | None = None, calibrated: bool = True
+    folder: Path, params: CoinParams, name: str, only_part: str | None = None, calibrated: bool = True,
+    markers: bool = False,
 ) -> Tally:
     """Read every rendered scene in ``folder`` (its ``labels.json``; with ``only_part``, those
     of that ``vision._coin_split.rendered_part``) and print the figures.
 
     Each scene is read as the live referee reads its table: at the scale of its calibration
     (the label's homography) with ``vision.read.params_for_scale`` (only ``params.model_dir`` is
-    used); with ``calibrated`` false, as ``referee read`` reads a frame without ``--calibration``:
-    ``params`` as given, the scale estimated from the coins themselves.
+    used); with ``calibrated`` false, without a calibration: with ``markers``, as ``referee
+    read`` reads a frame, at the scale the printed table's corner markers give where two or
+    more are seen (``vision.marker_scale``); without, ``params`` as given, the scale estimated
+    from the coins themselves.
 
     Detections of coins left out of the scoring (moving, leaning, on edge) are not counted
     against precision.
@@ -205,7 +209,12 @@ def fixture_tally(
             at_scale = replace(params_for_scale(scale, img.shape[1], img.shape[0]).coins, model_dir=params.model_dir)
             dets, _ = find_coins(img, at_scale, mm_per_px=scale, scale_at=lambda p, e=e: rendered_scale(e, p))
         else:
-            dets, _ = find_coins(img, params)
+            seen = marker_scale(img) if markers else None
+            if seen is None:
+                dets, _ = find_coins(img, params)
+            else:
+                at_scale = replace(params_for_scale(seen.mm_per_px, img.shape[1], img.shape[0]).coins, model_dir=params.model_dir)
+                dets, _ = find_coins(img, at_scale, mm_per_px=seen.mm_per_px, scale_at=seen.mm_per_px_at)
         left_out = [o for o in e["objects"] if o["kind"] in COIN_DIAMETER_MM and set(o.get("flags", ())) - {"occluded"}]
         left_out_reads = match(dets, left_out)
         extra = {id(d) for o, d in left_out_reads if d is not None}
@@ -279,7 +288,8 @@ def main() -> int:
     if args.only_fixtures:
         for split in args.fixture_splits:
             fixture_tally(args.fixtures / split, params, f"fixtures {split}")
-            fixture_tally(args.fixtures / split, params, f"fixtures {split}, no calibration", calibrated=False)
+            fixture_tally(args.fixtures / split, params, f"fixtures {split}, no calibration", calibrated=False, markers=True)
+            fixture_tally(args.fixtures / split, params, f"fixtures {split}, no calibration, markers unused", calibrated=False)
         return 0
     labels = json.loads((args.data / "labels.json").read_text())
     images = {e["image"]: cv2.imread(str(args.data / e["image"])) for e in labels}
@@ -359,7 +369,8 @@ def main() -> int:
     # tuned on), and the dev scenes (every fifth is the model's calibration, the rest trained on).
     for split in args.fixture_splits:
         fixture_tally(args.fixtures / split, params, f"fixtures {split}")
-        fixture_tally(args.fixtures / split, params, f"fixtures {split}, no calibration", calibrated=False)
+        fixture_tally(args.fixtures / split, params, f"fixtures {split}, no calibration", calibrated=False, markers=True)
+        fixture_tally(args.fixtures / split, params, f"fixtures {split}, no calibration, markers unused", calibrated=False)
 
     # Wall time suffers when other work shares the cores; the process's CPU time much less.
     times, cpu = [], []

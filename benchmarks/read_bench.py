@@ -6,9 +6,10 @@ Usage::
     .venv/bin/python benchmarks/read_bench.py --scenes ../shared/data/coins-mmr --fit 1280x960
 
 Reads every scene of the rendered held-back test part (1280x960, up to 20 objects: coins,
-dice, a hand now and then) with OpenCV limited to one thread, four ways: with the default
-parameters and no calibration (as ``referee read`` reads a frame) coins and dice together,
-coins alone (a Seven Pennies or Pennywise table) and dice alone (Sevens, FLIP); then coins and
+dice, a hand now and then) with OpenCV limited to one thread, four ways: with no calibration
+and no parameters, as ``referee read`` reads a frame (the printed table's corner markers give
+the scale where seen), coins and dice together; with the default parameters, coins alone (a
+Seven Pennies or Pennywise table) and dice alone (Sevens, FLIP); then coins and
 dice at the table's scale (as the live referee reads its calibrated table,
 ``vision.read.params_for_scale``; rendered scenes only). ``--scenes`` takes any labelled
 folder; ``--fit 1280x960`` first scales each photo to fit a 1280x960 frame, unstretched, its
@@ -111,8 +112,8 @@ def found(observation: TableObservation, labels: dict[str, Any], kinds: tuple[st
     return hits, len(wanted)
 
 
-ParamsOf = Callable[[np.ndarray, dict[str, Any]], ReadParams]
-"""The read's parameters for a scene (its frame and labels)."""
+ParamsOf = Callable[[np.ndarray, dict[str, Any]], ReadParams | None]
+"""The read's parameters for a scene (its frame and labels); ``None``: ``read_table``'s own choice."""
 
 
 def time_reads(
@@ -132,7 +133,8 @@ def time_reads(
             wall.append(1000.0 * (time.perf_counter() - t0))
             if n > 0:
                 continue
-            for what, kinds, looked in (("coins", COIN_KINDS, params.read_coins), ("dice", DIE_KINDS, params.read_dice)):
+            chosen = params or ReadParams()
+            for what, kinds, looked in (("coins", COIN_KINDS, chosen.read_coins), ("dice", DIE_KINDS, chosen.read_dice)):
                 if looked:
                     hits, total = found(observation, labels, kinds)
                     before = tally.get(what, (0, 0))
@@ -181,11 +183,12 @@ def main(argv: list[str] | None = None) -> int:
         params = params_for_scale(rendered_scale(labels), frame.shape[1], frame.shape[0])
         return replace(params, coins=replace(params.coins, model_dir=base.coins.model_dir))
 
-    def fixed(params: ReadParams) -> ParamsOf:
+    def fixed(params: ReadParams | None) -> ParamsOf:
         return lambda _frame, _labels: params
 
     reads = [
-        ("coins and dice", fixed(base)),
+        # As ``referee read IMAGE`` reads: read_table chooses (the markers' scale when seen).
+        ("coins and dice", fixed(None if args.coin_model_dir is None else base)),
         ("coins alone", fixed(replace(base, read_dice=False))),
         ("dice alone", fixed(replace(base, read_coins=False))),
     ]

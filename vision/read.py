@@ -14,6 +14,7 @@ import numpy as np
 
 from vision.coins import CoinParams, find_coins, profile_fits_model, validate_frame
 from vision.enrol import CoinProfile
+from vision.marker_scale import marker_scale
 from vision.types import CONFIDENT, DIE_KINDS, Detection, TableObservation
 
 
@@ -80,6 +81,10 @@ class ReadParams:
     """A coin and a die sharing at least this fraction of the smaller one's area are one object."""
     die_detail: float = 0.5
     """A die box smaller than this fraction of the coin it lies on is a detail of that coin."""
+    scale_from_markers: bool = True
+    """Without a calibration, take the scale from the printed table's corner markers when two or
+    more are seen (``vision.marker_scale``): a photo of the referee's own table is then read at
+    its scale (about 3 ms to look for them)."""
 
 
 def params_for_scale(mm_per_px: float | None, width: int, height: int) -> ReadParams:
@@ -126,10 +131,12 @@ def read_table(
 ) -> TableObservation:
     """Find and read every coin and die in a BGR uint8 frame.
 
-    Without a calibration objects are still found and read; the coins' own sizes give the
-    scale. With one, its scale decides denominations, and each object gets its position in
-    table millimetres and its zone; without ``params``, coins are then searched for at their
-    size on this table (:func:`params_for_scale`). ``profile`` is what enrolment learned of this
+    Without a calibration objects are still found and read: the printed table's corner
+    markers give the scale when two or more are seen (``ReadParams.scale_from_markers``), else
+    the coins' own sizes. With one, its scale decides denominations, and each object gets its
+    position in table millimetres and its zone. With a known scale (the calibration's or the
+    markers') and no ``params``, coins are searched for at their size on this table
+    (:func:`params_for_scale`). ``profile`` is what enrolment learned of this
     table's coins.
 
     :raises ValueError: if the frame is not BGR uint8 H x W x 3, or the calibration lacks
@@ -143,14 +150,21 @@ def read_table(
         if not isinstance(mm_per_px, (int, float)) or not mm_per_px > 0:
             raise ValueError(f"calibration.mm_per_px must be a positive number, got {mm_per_px!r}")
         mm_per_px = float(mm_per_px)
+    # A calibration that knows its scale at each point (a tilted camera's varies) gives it.
+    scale_at = getattr(calibration, "mm_per_px_at", None) if calibration is not None else None
+    markers = None
+    if calibration is None and (params is None or params.scale_from_markers):
+        # No calibration, but the printed table's corner markers, of known size, give the scale.
+        markers = marker_scale(frame)
+        if markers is not None:
+            mm_per_px, scale_at = markers.mm_per_px, markers.mm_per_px_at
+            notes.append(f"no calibration: scale from {markers.markers} of the printed table's corner markers")
     if params is None:
         params = params_for_scale(mm_per_px, frame.shape[1], frame.shape[0])
 
     coins: list[Detection] = []
     coin_scale: float | None = None
     if params.read_coins:
-        # A calibration that knows its scale at each point (a tilted camera's varies) gives it.
-        scale_at = getattr(calibration, "mm_per_px_at", None) if calibration is not None else None
         coins, coin_scale = find_coins(frame, params.coins, mm_per_px, profile, scale_at=scale_at)
         if profile is not None and len(profile.kinds) and not profile_fits_model(profile, params.coins):
             notes.append(
@@ -182,7 +196,7 @@ def read_table(
     coins = [replace(c, confidence=on_shared_scale(c.confidence, params.coins.confident)) for c in coins]
 
     scale = mm_per_px if mm_per_px is not None else coin_scale
-    if calibration is None:
+    if calibration is None and markers is None:
         if coins and coin_scale is not None:
             notes.append("no calibration: scale estimated from the coins themselves")
         elif coins:
