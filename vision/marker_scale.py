@@ -29,7 +29,6 @@ full search of a 1280x960 frame took 5.7 ms, of the 640x480 one 2.5 ms, finding 
 each corner is placed again at full resolution (the halved image's corners gave scales 0.9%
 off at the median, the full frame's 0.4%)."""
 
-
 REFINE_WINDOW = 3
 """Half-side, in reduced-image pixels, of the window each corner is placed again in at full resolution."""
 
