@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from vision._coin_geometry import COIN_DIAMETER_MM
 from vision.coins import CoinParams, find_coins, profile_fits_model, validate_frame
 from vision.enrol import CoinProfile
 from vision.marker_scale import marker_scale
@@ -21,10 +22,10 @@ from vision.types import CONFIDENT, DIE_KINDS, Detection, TableObservation
 SCALED_MIN_SUPPORT = 0.65
 """``CoinParams.min_support`` when the table's scale is known (sizes then rule out most false circles)."""
 
-SMALLEST_COIN_MM = 17.91
+SMALLEST_COIN_MM = COIN_DIAMETER_MM["dime"]
 """The dime's diameter: the smallest coin the coin reader must find."""
 
-LARGEST_COIN_MM = 26.49
+LARGEST_COIN_MM = COIN_DIAMETER_MM["other"]
 """The small dollar's diameter: the largest coin the coin reader tells apart."""
 
 LARGEST_RADIUS_MARGIN = 1.5
@@ -35,7 +36,6 @@ and a coin raised on another is nearer the camera."""
 SCALED_SEARCH_RADIUS = 10.0
 """With a known scale, circles are searched for in an image large enough that 80% of a dime's
 radius is this many pixels in it (``CoinParams.circle_size``)."""
-
 
 FULL_FRAME_SEARCH = 0.75
 """With a known scale, circles are searched for in the full-resolution frame itself when the
