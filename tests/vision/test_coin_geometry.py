@@ -77,3 +77,44 @@ def test_spans_cover_the_image_and_start_on_the_accumulators_grid(length: int, c
 
 def test_tiles_are_many_margins_wide() -> None:
     assert TILE_OVER_MARGIN >= 4
+
+
+def test_circles_are_fitted_row_by_row_without_their_outliers() -> None:
+    rng = np.random.default_rng(3)
+    angles = np.linspace(0, 2 * np.pi, 72, endpoint=False)
+    rows = [(400.0, 300.0, 20.0), (35.5, 910.25, 11.0), (1200.0, 40.0, 64.0)]
+    x = np.array([cx + r * np.cos(angles) for cx, _, r in rows])
+    y = np.array([cy + r * np.sin(angles) for _, cy, r in rows])
+    x += rng.normal(0, 0.05, x.shape)
+    # A touching coin's edge on a sixth of the first row's rays: outliers to leave out.
+    x[0, :12] += 6.0
+    use = np.ones(x.shape, bool)
+    use[2] = False
+    use[2, ::9] = True  # the last row keeps only 8 points, round the circle
+    cx, cy, r, fitted = _coin_geometry._fit_circles(x, y, use)
+    assert fitted.all()
+    for i, (tx, ty, tr) in enumerate(rows):
+        assert abs(cx[i] - tx) < 0.2 and abs(cy[i] - ty) < 0.2 and abs(r[i] - tr) < 0.2, i
+
+
+def test_too_few_points_or_points_on_a_line_fit_no_circle() -> None:
+    x = np.vstack([np.arange(72.0), np.arange(72.0)])
+    y = np.vstack([np.zeros(72), 5.0 + np.arange(72.0) * 0.5])  # two straight lines
+    use = np.ones(x.shape, bool)
+    assert not _coin_geometry._fit_circles(x, y, use)[3].any()
+    use[:, 7:] = False
+    few = _coin_geometry._fit_circles(x + np.cos(x), y + np.sin(x), use)[3]
+    assert not few.any()
+
+
+def test_each_circle_is_fitted_to_its_coins_outer_edge() -> None:
+    img = np.full((200, 300), 120, np.uint8)
+    cv2.circle(img, (80, 100), 30, 200, -1)
+    cv2.circle(img, (80, 100), 24, 160, 2)  # the raised rim inside the edge
+    cv2.circle(img, (220, 90), 18, 40, -1)
+    rough = [_coin_geometry.Circle(82.0, 98.0, 27.0), _coin_geometry.Circle(219.0, 91.0, 20.0)]
+    fitted = _coin_geometry.refine_circles(img, rough)
+    for c, (x, y, r) in zip(fitted, [(80, 100, 30.5), (220, 90, 18.5)]):
+        assert abs(c.x - x) < 0.7 and abs(c.y - y) < 0.7 and abs(c.r - r) < 0.8
+        assert c.support > 0.9
+    assert _coin_geometry.refine_circles(img, []) == []
