@@ -236,23 +236,23 @@ def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, ba
     strong = grad >= 0.5 * peak[:, None, :]
     # Outermost strong edge on each ray.
     idx = grad.shape[1] - 1 - np.argmax(strong[:, ::-1, :], axis=1)
-    r = np.array([max(c.r, 3.0) for c in circles], np.float32)[:, None]
+    rad = np.array([max(c.r, 3.0) for c in circles], np.float32)[:, None]
     ox = np.array([c.x for c in circles], np.float32)[:, None]
     oy = np.array([c.y for c in circles], np.float32)[:, None]
-    edge_r = (radii[idx] + radii[idx + 1]) / 2 * r
+    edge_r = (radii[idx] + radii[idx + 1]) / 2 * rad
     good = peak >= 0.5 * np.median(peak, axis=1, keepdims=True)
     fx, fy, fr, fitted = _fit_circles(ox + edge_r * cos, oy + edge_r * sin, good)
     hough_x = np.array([c.x for c in circles])
     hough_y = np.array([c.y for c in circles])
     hough_r = np.array([c.r for c in circles])
     # A fit far from the Hough circle is not trusted: the Hough circle stays.
-    astray = (np.hypot(fx - hough_x, fy - hough_y) > 0.15 * r[:, 0]) | ~((0.8 * r[:, 0] < fr) & (fr < 1.2 * r[:, 0]))
+    astray = (np.hypot(fx - hough_x, fy - hough_y) > 0.15 * rad[:, 0]) | ~((0.8 * rad[:, 0] < fr) & (fr < 1.2 * rad[:, 0]))
     fx, fy, fr = np.where(astray, hough_x, fx), np.where(astray, hough_y, fy), np.where(astray, hough_r, fr)
     # The circle is the outermost edges' (the coin model learned on such circles). Its
     # support is judged on a refit: under a hard light a coin's shadow makes a second edge
     # outside its own on the side away from the lamp, so the outermost edge there is the
     # shadow's; refit twice on the strong edge of each ray nearest the circle so far.
-    mid = ((radii[:-1] + radii[1:]) / 2 * r)[:, :, None]  # coins x 40 x 1
+    mid = ((radii[:-1] + radii[1:]) / 2 * rad)[:, :, None]  # coins x 40 x 1
     ex, ey = ox[:, :, None] + mid * cos, oy[:, :, None] + mid * sin
     sx, sy, sr = fx.astype(np.float32), fy.astype(np.float32), fr.astype(np.float32)
     refitting = fitted.copy()
