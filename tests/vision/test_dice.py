@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision._coin_split import rendered_scale
 from vision._dice_net import PIPS
 from vision._dice_split import is_held_out
 from vision.dice import CONFIDENT, DiceParams, draw_dice, find_dice
@@ -170,6 +171,36 @@ def test_the_coarse_pass_reads_only_boxes_too_large_for_the_fine_one(monkeypatch
     close = table()
     draw_die(close, 240, 180, 150, 5, (235, 235, 235), (20, 20, 20))
     assert covers(find_dice(finish(close)), 240, 180)
+
+
+def test_at_a_known_scale_the_coarse_pass_runs_only_for_dice_it_alone_finds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``coarse_from``: at the table's scale every die of a held-back scene is at most 0.06
+    of the frame's long side, small enough for the first pass, so the coarse pass is not
+    made, and the same dice are found; a scale at which a die may fill a tenth of the frame
+    or more (a close-up) keeps it."""
+    import vision.dice as dice_module
+
+    passes: list[int] = []
+    original = dice_module.finder_blob
+    monkeypatch.setattr(
+        dice_module, "finder_blob", lambda frame, side: passes.append(side) or original(frame, side)
+    )
+    entry = json.loads((TEST_SCENES / "labels.json").read_text())[0]
+    img = cv2.imread(str(TEST_SCENES / entry["image"]), cv2.IMREAD_COLOR)
+    assert img is not None
+    scale = rendered_scale(entry)
+    both = find_dice(img, DiceParams(coarse_from=0.0), mm_per_px=scale)
+    assert passes == [512, 192]
+    passes.clear()
+    first_only = find_dice(img, mm_per_px=scale)
+    assert passes == [512]
+    assert sorted(d.bbox for d in first_only) == sorted(d.bbox for d in both)
+    passes.clear()
+    find_dice(img, mm_per_px=40.0 / (0.2 * max(img.shape[:2])))  # a 40 mm box is a fifth of the frame
+    assert passes == [512, 192]
+    passes.clear()
+    find_dice(img)  # no scale: every pass
+    assert passes == [512, 192]
 
 
 def test_a_large_crop_blurs_only_what_it_samples() -> None:
