@@ -181,14 +181,18 @@ def read_table(
             dice_params = params.dice if params.dice is not None else DiceParams()
             try:
                 # A candidate die centred on a coin read surely is that coin: not read again
-                # (a quarter of the candidates on the held-back scenes, the same reads).
-                sure_coins = [
+                # (a quarter of the candidates on the held-back scenes, the same reads). At a
+                # known scale so is one centred on any coin lying flat, sure or not: a circle
+                # of a coin's size with a rim all round is a coin, whatever its face (a sixth
+                # of the candidates left, the same reads on the dev and held-back scenes).
+                # Without a scale a die may pass for a coin (3 dice-rune55 dice were lost).
+                coins_there = [
                     (c.center[0], c.center[1], c.bbox[2] / 2.0)
                     for c in coins
-                    if c.confidence >= params.coins.confident and not c.flags
+                    if (c.confidence >= params.coins.confident or mm_per_px is not None) and not c.flags
                 ]
                 dice_scale = mm_per_px if mm_per_px is not None else coin_scale
-                dice = list(find_dice(frame, dice_params, mm_per_px=dice_scale, not_at=sure_coins))
+                dice = list(find_dice(frame, dice_params, mm_per_px=dice_scale, not_at=coins_there))
             except FileNotFoundError as exc:
                 # A missing model is an installation fault: say so, and still read the coins.
                 notes.append(f"dice reader not available: {exc}")

@@ -231,6 +231,38 @@ def test_the_dice_reader_skips_coins_read_surely(monkeypatch: pytest.MonkeyPatch
         np.hypot(d.center[0] - c.center[0], d.center[1] - c.center[1]) < c.bbox[2] / 2 for c in sure))
 
 
+def test_at_a_known_scale_the_dice_reader_skips_every_flat_coin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At a known scale (here the printed markers') a circle of a coin's size with a rim all
+    round is a coin, sure of its face or not: ``read_table`` leaves out dice candidates on every
+    flat coin. Without a scale only on coins read surely (a die may then pass for a coin)."""
+    import vision.dice as dice_module
+
+    skipped: list[list[tuple[float, float, float]]] = []
+    original = dice_module.find_dice
+
+    def spying(*args: Any, not_at: Any = (), **kwargs: Any) -> Any:
+        skipped.append(list(not_at))
+        return original(*args, not_at=not_at, **kwargs)
+
+    monkeypatch.setattr(dice_module, "find_dice", spying)
+    coin_kinds = ("penny", "nickel", "dime", "quarter")
+    for entry in json.loads((DEV_SCENES / "labels.json").read_text())[:40]:
+        frame = cv2.imread(str(DEV_SCENES / entry["image"]))
+        skipped.clear()
+        obs = read_table(frame)
+        assert obs.mm_per_px is not None and any("corner markers" in n for n in obs.notes)
+        flat = [o for o in obs.objects if o.kind in coin_kinds and not o.flags]
+        if not any(o.confidence < CONFIDENT for o in flat):
+            continue
+        assert sorted(x for x, _, _ in skipped[0]) == pytest.approx(sorted(o.center[0] for o in flat))
+        skipped.clear()
+        unscaled = read_table(frame, params=ReadParams(scale_from_markers=False))
+        sure = [o for o in unscaled.objects if o.kind in coin_kinds and not o.flags and o.confidence >= CONFIDENT]
+        assert sorted(x for x, _, _ in skipped[0]) == pytest.approx(sorted(o.center[0] for o in sure))
+        return
+    pytest.fail("no dev scene with a coin read unsure")
+
+
 def test_coins_only_when_dice_are_off() -> None:
     """``read_dice=False`` reads coins only."""
     frame = cv2.imread(str(photo("mmr_92.jpg")))
