@@ -203,7 +203,7 @@ def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, ba
     taken (a coin's raised rim makes an inner edge too; its shadow is softer than its edge),
     then a circle is fitted to those points with outliers (a touching coin, glare) dropped.
     Sizes decide denominations, so this matters: the Hough circle is only good to a few per cent.
-    All circles are fitted together, as arrays (one coin at a time cost a frame 3.7 ms).
+    All circles are fitted together, as arrays (one coin at a time took 2.5 ms a call, this 1.5).
     """
     if not circles:
         return []
@@ -246,7 +246,8 @@ def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, ba
     hough_y = np.array([c.y for c in circles])
     hough_r = np.array([c.r for c in circles])
     # A fit far from the Hough circle is not trusted: the Hough circle stays.
-    astray = (np.hypot(fx - hough_x, fy - hough_y) > 0.15 * rad[:, 0]) | ~((0.8 * rad[:, 0] < fr) & (fr < 1.2 * rad[:, 0]))
+    r0 = rad[:, 0]
+    astray = (np.hypot(fx - hough_x, fy - hough_y) > 0.15 * r0) | ~((0.8 * r0 < fr) & (fr < 1.2 * r0))
     fx, fy, fr = np.where(astray, hough_x, fx), np.where(astray, hough_y, fy), np.where(astray, hough_r, fr)
     # The circle is the outermost edges' (the coin model learned on such circles). Its
     # support is judged on a refit: under a hard light a coin's shadow makes a second edge
@@ -258,8 +259,8 @@ def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, ba
     refitting = fitted.copy()
     coins, rays = np.arange(n)[:, None], np.arange(n_rays)[None, :]
     for _ in range(2):
-        off = np.where(strong, np.abs(np.hypot(ex - sx[:, None, None], ey - sy[:, None, None]) - sr[:, None, None]), np.inf)
-        nearest = np.argmin(off, axis=1)
+        gap = np.abs(np.hypot(ex - sx[:, None, None], ey - sy[:, None, None]) - sr[:, None, None])
+        nearest = np.argmin(np.where(strong, gap, np.inf), axis=1)
         qx, qy, qr, ok = _fit_circles(ex[coins, nearest, rays], ey[coins, nearest, rays], good)
         refitting &= ok
         sx = np.where(refitting, qx, sx).astype(np.float32)
