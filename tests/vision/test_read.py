@@ -389,3 +389,17 @@ def test_confidences_share_one_scale() -> None:
     assert on_shared_scale(COIN_SURE, COIN_SURE) == CONFIDENT
     assert on_shared_scale(0.85, COIN_SURE) < CONFIDENT
     assert on_shared_scale(1.0, COIN_SURE) == 1.0 and on_shared_scale(0.0, COIN_SURE) == 0.0
+
+
+def test_a_coins_overlap_with_a_die_box_is_its_share_of_the_box() -> None:
+    """``resolve_overlaps`` weighs a coin against a die by the area they share: the whole disc
+    inside a box around it, half of it for a box over its left half (to the 16 x 16 grid it is
+    sampled on), none for a box beside it or one over only a corner of the circle's square."""
+    from vision.read import _circle_box_overlap
+
+    disc = np.pi * 20.0**2
+    assert _circle_box_overlap((100.0, 100.0), 20.0, (70, 70, 60, 60)) == pytest.approx(disc, rel=0.05)
+    assert _circle_box_overlap((100.0, 100.0), 20.0, (60, 60, 40, 80)) == pytest.approx(disc / 2, rel=0.05)
+    assert _circle_box_overlap((100.0, 100.0), 20.0, (121, 60, 40, 80)) == 0.0
+    assert _circle_box_overlap((100.0, 100.0), 20.0, (60, 121, 80, 40)) == 0.0
+    assert _circle_box_overlap((100.0, 100.0), 20.0, (117, 117, 30, 30)) == 0.0
