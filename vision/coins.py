@@ -280,10 +280,14 @@ class FrameViews:
     """Full-resolution grey frame."""
 
 
-def frame_views(frame: np.ndarray, params: CoinParams) -> FrameViews:
-    """The reduced and grey views of a frame."""
+def frame_views(frame: np.ndarray, params: CoinParams, gray: np.ndarray | None = None) -> FrameViews:
+    """The reduced and grey views of a frame (``gray``: the frame in grey, when the caller has it)."""
     small, scale = work_image(frame, params.work_size)
-    return FrameViews(small, scale, cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+    if gray is None:
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    elif gray.shape != frame.shape[:2]:
+        raise ValueError(f"gray must be the frame in grey, {frame.shape[:2]}, got shape {gray.shape}")
+    return FrameViews(small, scale, gray)
 
 
 def size_loglik(radii_px: np.ndarray, mm_per_px: float, sigma: float) -> np.ndarray:
@@ -447,6 +451,7 @@ def find_coins(
     mm_per_px: float | None = None,
     profile: CoinProfile | None = None,
     scale_at: Callable[[tuple[float, float]], float] | None = None,
+    gray: np.ndarray | None = None,
 ) -> tuple[list[Detection], float | None]:
     """Every coin in a BGR frame, read, and the scale in mm per pixel (given or estimated).
 
@@ -454,17 +459,18 @@ def find_coins(
     without it the scale is estimated from the coins themselves. ``scale_at`` (a
     calibration's ``mm_per_px_at``) gives the scale at each coin, where a tilted camera's
     scale differs from the centre's ``mm_per_px``. ``profile`` (from ``vision.enrol``)
-    adapts colours and faces to this table's own coins.
+    adapts colours and faces to this table's own coins. ``gray`` is the frame in grey, when
+    the caller has made it already (``vision.read.read_table`` has, to look for markers).
 
-    :raises ValueError: if the frame is not BGR uint8 H x W x 3, the scale is not positive or
-        ``params.kinds`` names no known coin.
+    :raises ValueError: if the frame is not BGR uint8 H x W x 3, the scale is not positive,
+        ``params.kinds`` names no known coin or ``gray`` is not the frame's size.
     """
     frame = validate_frame(frame)
     if mm_per_px is not None and not (np.isfinite(mm_per_px) and mm_per_px > 0):
         raise ValueError(f"mm_per_px must be a positive number, got {mm_per_px!r}")
     if params.kinds is not None and (not params.kinds or set(params.kinds) - set(APPEARANCE_KINDS)):
         raise ValueError(f"CoinParams.kinds must name some of {', '.join(APPEARANCE_KINDS)}, got {params.kinds!r}")
-    views = frame_views(frame, params)
+    views = frame_views(frame, params, gray)
     circles = find_coin_circles(frame, params, views)
     if not circles:
         return [], mm_per_px

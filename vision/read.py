@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+import cv2
 import numpy as np
 
 from vision._coin_geometry import COIN_DIAMETER_MM
@@ -153,9 +154,12 @@ def read_table(
     # A calibration that knows its scale at each point (a tilted camera's varies) gives it.
     scale_at = getattr(calibration, "mm_per_px_at", None) if calibration is not None else None
     markers = None
+    gray = None
     if calibration is None and (params is None or params.scale_from_markers):
         # No calibration, but the printed table's corner markers, of known size, give the scale.
-        markers = marker_scale(frame)
+        # The grey frame made for them serves the coin reader too.
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        markers = marker_scale(gray)
         if markers is not None:
             mm_per_px, scale_at = markers.mm_per_px, markers.mm_per_px_at
             notes.append(f"no calibration: scale from {markers.markers} of the printed table's corner markers")
@@ -165,7 +169,7 @@ def read_table(
     coins: list[Detection] = []
     coin_scale: float | None = None
     if params.read_coins:
-        coins, coin_scale = find_coins(frame, params.coins, mm_per_px, profile, scale_at=scale_at)
+        coins, coin_scale = find_coins(frame, params.coins, mm_per_px, profile, scale_at=scale_at, gray=gray)
         if profile is not None and len(profile.kinds) and not profile_fits_model(profile, params.coins):
             notes.append(
                 "the table's learned coins were learned with another coin model: their faces are "

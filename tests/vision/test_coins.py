@@ -162,6 +162,19 @@ def test_synthetic_sizes_and_colours_with_scale() -> None:
     assert [d.kind for d in by_x] == [k for k, _ in kinds]
 
 
+def test_a_grey_frame_made_by_the_caller_gives_the_same_reads() -> None:
+    """``read_table`` hands the coin reader the grey frame it made for the markers: the same
+    reads as the reader's own, and a grey frame of another size is refused by name."""
+    mm = 0.25
+    frame = synthetic_table([(300, 480, COIN_DIAMETER_MM["penny"] / mm / 2, COPPER), (700, 480, COIN_DIAMETER_MM["quarter"] / mm / 2, SILVER)])
+    own, _ = find_coins(frame, GEOMETRY, mm_per_px=mm)
+    given, _ = find_coins(frame, GEOMETRY, mm_per_px=mm, gray=cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+    assert [(d.kind, d.value, d.bbox, d.confidence) for d in given] == [(d.kind, d.value, d.bbox, d.confidence) for d in own]
+    assert len(own) == 2
+    with pytest.raises(ValueError, match="gray"):
+        find_coins(frame, GEOMETRY, gray=np.zeros((10, 10), np.uint8))
+
+
 def test_touching_coins_are_each_found() -> None:
     """Coins that touch in a row are found one by one."""
     r = 50.0

@@ -6,6 +6,7 @@ camera), so the true millimetres per pixel at every point is known.
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -41,6 +42,19 @@ def test_the_markers_give_the_scale_across_a_tilted_cameras_frame(tilt: float, d
     assert scale.mm_per_px == pytest.approx(true_mm_per_px(table_to_image, (640, 480)), rel=0.02)
     for point in ((300.0, 250.0), (980.0, 250.0), (640.0, 700.0)):
         assert scale.mm_per_px_at(point) == pytest.approx(true_mm_per_px(table_to_image, point), rel=0.03)
+
+
+def test_a_grey_frame_gives_the_same_scale_and_is_left_as_it_was() -> None:
+    """``read_table`` looks for the markers in the grey frame it also hands the coin reader:
+    the same scale as from the colour frame, and the grey frame is not changed."""
+    layout = default_layout("seven-pennies", 3)
+    frame = noisy(render_view(layout, camera(layout, tilt_deg=10.0, tilt_dir_deg=45.0), SIZE), seed=5)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    before = gray.copy()
+    from_colour, from_grey = marker_scale(frame), marker_scale(gray)
+    assert from_colour is not None and from_grey is not None
+    assert from_grey.coefficients == pytest.approx(from_colour.coefficients, rel=1e-9)
+    assert np.array_equal(gray, before)
 
 
 def test_too_few_or_disagreeing_markers_give_no_scale() -> None:
