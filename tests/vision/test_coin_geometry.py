@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision import _coin_geometry
-from vision._coin_geometry import TILE_OVER_MARGIN, _hough, _spans, hough_circles
+from vision._coin_geometry import TILE_OVER_MARGIN, _hough, _spans, hough_circles, work_image
 
 
 def busy_table(w: int = 1000, h: int = 760, seed: int = 3) -> tuple[np.ndarray, list[tuple[int, int, int]]]:
@@ -118,3 +118,17 @@ def test_each_circle_is_fitted_to_its_coins_outer_edge() -> None:
         assert abs(c.x - x) < 0.7 and abs(c.y - y) < 0.7 and abs(c.r - r) < 0.8
         assert c.support > 0.9
     assert _coin_geometry.refine_circles(img, []) == []
+
+
+def test_the_work_image_is_the_frame_reduced_by_area_averaging() -> None:
+    """A 1280x960 frame becomes 480x360 at scale 0.375, each pixel the mean of the frame's
+    pixels it covers (a stripe pattern finer than the work image's pixels averages to grey);
+    a frame already as small is handed back as it is."""
+    frame = np.zeros((960, 1280, 3), np.uint8)
+    frame[:, ::2] = 200  # one-pixel stripes: 0, 200, 0, 200...
+    small, scale = work_image(frame, 480)
+    assert small.shape == (360, 480, 3) and scale == 0.375
+    assert np.abs(small[5:-5, 5:-5].astype(int) - 100).max() <= 1
+    little = np.zeros((300, 400, 3), np.uint8)
+    same, one = work_image(little, 480)
+    assert same is little and one == 1.0
