@@ -285,8 +285,8 @@ def frame_views(frame: np.ndarray, params: CoinParams, gray: np.ndarray | None =
     small, scale = work_image(frame, params.work_size)
     if gray is None:
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    elif gray.shape != frame.shape[:2]:
-        raise ValueError(f"gray must be the frame in grey, {frame.shape[:2]}, got shape {gray.shape}")
+    elif gray.shape != frame.shape[:2] or gray.dtype != np.uint8:
+        raise ValueError(f"gray must be the frame in grey, uint8 {frame.shape[:2]}, got {gray.dtype} {gray.shape}")
     return FrameViews(small, scale, gray)
 
 

@@ -66,7 +66,8 @@ def marker_scale(frame: np.ndarray, spec: MarkerSpec = MarkerSpec()) -> MarkerSc
     :raises ValueError: for anything but a BGR or grey uint8 frame.
     """
     # A grey frame is only read, never changed: no copy of it is needed.
-    gray = frame if frame.ndim == 2 and frame.dtype == np.uint8 else to_gray(frame)
+    is_gray = isinstance(frame, np.ndarray) and frame.ndim == 2 and frame.dtype == np.uint8
+    gray = frame if is_gray else to_gray(frame)
     h, w = gray.shape[:2]
     small, shrink = gray, 1.0
     while max(small.shape[:2]) > SEARCH_SIDE:

@@ -166,13 +166,19 @@ def test_a_grey_frame_made_by_the_caller_gives_the_same_reads() -> None:
     """``read_table`` hands the coin reader the grey frame it made for the markers: the same
     reads as the reader's own, and a grey frame of another size is refused by name."""
     mm = 0.25
-    frame = synthetic_table([(300, 480, COIN_DIAMETER_MM["penny"] / mm / 2, COPPER), (700, 480, COIN_DIAMETER_MM["quarter"] / mm / 2, SILVER)])
+    penny = (300, 480, COIN_DIAMETER_MM["penny"] / mm / 2, COPPER)
+    quarter = (700, 480, COIN_DIAMETER_MM["quarter"] / mm / 2, SILVER)
+    frame = synthetic_table([penny, quarter])
     own, _ = find_coins(frame, GEOMETRY, mm_per_px=mm)
     given, _ = find_coins(frame, GEOMETRY, mm_per_px=mm, gray=cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
-    assert [(d.kind, d.value, d.bbox, d.confidence) for d in given] == [(d.kind, d.value, d.bbox, d.confidence) for d in own]
-    assert len(own) == 2
-    with pytest.raises(ValueError, match="gray"):
-        find_coins(frame, GEOMETRY, gray=np.zeros((10, 10), np.uint8))
+
+    def reads(dets: list[Detection]) -> list[tuple]:
+        return [(d.kind, d.value, d.bbox, d.confidence) for d in dets]
+
+    assert len(own) == 2 and reads(given) == reads(own)
+    for wrong in (np.zeros((10, 10), np.uint8), np.zeros(frame.shape[:2], np.float32)):
+        with pytest.raises(ValueError, match="gray"):
+            find_coins(frame, GEOMETRY, gray=wrong)
 
 
 def test_touching_coins_are_each_found() -> None:
