@@ -463,7 +463,7 @@ def find_coins(
     the caller has made it already (``vision.read.read_table`` has, to look for markers).
 
     :raises ValueError: if the frame is not BGR uint8 H x W x 3, the scale is not positive,
-        ``params.kinds`` names no known coin or ``gray`` is not the frame's size.
+        ``params.kinds`` names no known coin or ``gray`` is not the frame in grey (uint8, its size).
     """
     frame = validate_frame(frame)
     if mm_per_px is not None and not (np.isfinite(mm_per_px) and mm_per_px > 0):

@@ -240,8 +240,8 @@ def find_dice(
     ``confidence`` is the reader's probability of that read (``CONFIDENT`` and above is meant
     to be almost never wrong). When ``mm_per_px`` is known, candidates whose size cannot be a
     die are dropped, and fainter ones are taken (``det_threshold_scaled``). ``not_at`` holds
-    circles (x, y, radius in frame pixels) already read as something else, such as coins read
-    surely: a candidate centred in one is not read. The frame is not modified.
+    circles (x, y, radius in frame pixels) already read as something else, such as coins: a
+    candidate centred in one is not read. The frame is not modified.
 
     :raises ValueError: if ``frame`` is not a uint8 array of shape (H, W, 3) or (H, W),
         or ``mm_per_px`` is not positive.
