@@ -76,6 +76,27 @@ negatives were mined before a fault in the rule was mended (7 of them are real d
 touching ones; the mended rule finds 318): retrained with the 318, the reader was not better
 (BENCHMARKS.md).
 
+On a machine with a GPU and many cores the crops are better cut as the training goes, by
+``--workers`` processes: ``--synth-reuse 16`` lets each drawn scene (about a hundred crops' time
+to draw) serve sixteen crops, ``--negatives FILE`` mixes the hard negatives into the stream
+(``--negative-share``), and ``--time-limit`` runs the one-cycle schedule by the clock so that a
+training ends, annealed, inside a lease. ``--mine-negatives --mine-every-candidate`` mines every
+place the finder takes for a die, also those the shipped reader already rejects (a reader trained
+afresh must learn them again), and ``--init`` takes a shipped ``dice_reader.onnx`` (its batch norms
+folded, then kept fixed while training). Session 14's trainings on one H100 with 16 cores (about
+8 minutes each, three or two side by side; BENCHMARKS.md, none shipped), with ``FX`` 12
+``--fixtures`` folders of 20 procedural training scenes each (``python -m tools.fixturegen --scenes
+--split train --feature d8_dice --feature cocked_die --limit 20 --blender 0 --seed S --out DIR
+--work WORKDIR``, one work folder per process)::
+
+    python tools/train_dice.py --only reader --mine-negatives negs.json --mine-every-candidate \
+        --fixtures fixtures/scenes/dev     (then only the "no die" and "part of a die" ones kept)
+    python tools/train_dice.py --only reader --photo-repeat 2 --fixtures fixtures/scenes/dev $FX \
+        --workers 5 --time-limit 470 --reader-steps 1000000 --reader-batch 128 --synth-share 0.08 \
+        --synth-reuse 16 --crop-size 40 --crop-scale 1.3 --box-scale 0.93 --negatives negs.json \
+        --negative-share 0.05 --reader-width 24 --seed 102 --out /tmp/r24
+    (then the same with --workers 7 --time-limit 480 --seed 202 --lr 2e-3 --init /tmp/r24/dice_reader.pt)
+
 After each training, ``benchmarks/dice_bench.py --fit-temperature`` and ``--fit-confident``
 fit ``DiceParams.temperature`` and ``DiceParams.confident_at``. Trainings with a 32 px crop and
 one convolution per stage (the earlier reader), or without the rendered scenes, read fewer
@@ -423,20 +444,50 @@ def reader_sample(
 
 
 class _Set(torch.utils.data.Dataset):  # type: ignore[misc]
-    def __init__(self, items, fn, n):  # type: ignore[no-untyped-def]
+    """``n`` training samples made by ``fn`` from the photos and scenes ``items``, a share of them
+    from scenes drawn by ``synth_scene``, and (reader only) a share from mined hard negatives.
+
+    A drawn scene costs about a hundred reader crops' time, so with ``synth_reuse`` K above 1
+    each worker keeps a few drawn scenes and draws a new one only once in K: every sample is
+    still cut at its own place, size, turn and colours."""
+
+    def __init__(self, items, fn, n, synth_reuse=1, negatives=None, negative_share=0.0):  # type: ignore[no-untyped-def]
         self.items, self.fn, self.n = items, fn, n
         self.det_crop = DET_CROP
         self.synth_share = SYNTH_SHARE
+        self.synth_reuse = max(1, int(synth_reuse))
+        self.negatives = negatives or []
+        self.negative_share = negative_share if self.negatives else 0.0
+        self._pool: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._images: dict[str, np.ndarray] = {}
 
     def __len__(self) -> int:
         return self.n
+
+    def _drawn_scene(self, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if len(self._pool) < 8 or rng.random() < 1.0 / self.synth_reuse:
+            scene = synth_scene(self.items, rng)
+            if len(self._pool) < 8:
+                self._pool.append(scene)
+            else:
+                self._pool[int(rng.integers(0, len(self._pool)))] = scene
+            return scene
+        return self._pool[int(rng.integers(0, len(self._pool)))]
 
     def __getitem__(self, k):  # type: ignore[no-untyped-def]
         global DET_CROP
         DET_CROP = self.det_crop  # worker processes start with the module default
         rng = np.random.default_rng((k * 7919 + os.getpid() * 104729 + int(time.time() * 1e6)) % 2**63)
+        if self.negative_share and rng.random() < self.negative_share:
+            item = self.negatives[int(rng.integers(0, len(self.negatives)))]
+            if item["image"] not in self._images:
+                img = cv2.imread(item["image"], cv2.IMREAD_COLOR)
+                if img is None:
+                    raise FileNotFoundError(item["image"])
+                self._images[item["image"]] = np.asarray(img, np.uint8)
+            return negative_sample(item, rng, self._images), 0
         if rng.random() < self.synth_share:
-            scene = synth_scene(self.items, rng)
+            scene = self._drawn_scene(rng) if self.synth_reuse > 1 else synth_scene(self.items, rng)
             if len(scene[1]):
                 return self.fn(scene, rng)
         return self.fn(self.items[int(rng.integers(0, len(self.items)))], rng)
@@ -523,13 +574,53 @@ class Reader(nn.Module):  # type: ignore[misc]
         return self.f(x)
 
 
+def load_onnx_reader(model: "Reader", path: Path) -> None:
+    """Set ``model`` (a Reader of the same size) to the weights of an exported ``dice_reader.onnx``.
+
+    The export folds each batch norm into its convolution, so each norm is set to pass its
+    input through, its shift carrying the folded bias: in eval mode the network then computes
+    what the file does. Train it with its norms kept in eval mode (``freeze_norms``), or their
+    batch statistics would undo the folding."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {t.name: torch.from_numpy(numpy_helper.to_array(t).copy()) for t in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    gemms = [n for n in graph.node if n.op_type == "Gemm"]
+    layers = list(model.f)
+    own_convs = [m for m in model.modules() if isinstance(m, nn.Conv2d)]
+    own_norms = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
+    own_linears = [m for m in layers if isinstance(m, nn.Linear)]
+    if (len(convs), len(gemms)) != (len(own_convs), len(own_linears)):
+        raise ValueError(f"{path}: {len(convs)} convolutions and {len(gemms)} dense layers, "
+                         f"the reader has {len(own_convs)} and {len(own_linears)}")
+    with torch.no_grad():
+        for node, conv, norm in zip(convs, own_convs, own_norms):
+            conv.weight.copy_(weights[node.input[1]])
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(weights[node.input[2]])
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        for node, dense in zip(gemms, own_linears):
+            dense.weight.copy_(weights[node.input[1]])
+            dense.bias.copy_(weights[node.input[2]])
+
+
+def freeze_norms(model: nn.Module) -> None:
+    """Keep every batch norm of ``model`` in eval mode (its running statistics fixed)."""
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+
+
 def _holds(box: Sequence[float], x: float, y: float) -> bool:
     """Whether the (x, y, w, h) box holds the point."""
     bx, by, bw, bh = box
     return bool(bx <= x <= bx + bw and by <= y <= by + bh)
 
 
-def mine_negatives(sources: list[tuple[Path, bool]]) -> list[dict[str, Any]]:
+def mine_negatives(sources: list[tuple[Path, bool]], every_candidate: bool = False) -> list[dict[str, Any]]:
     """Hard negatives: where the shipped networks (``vision.dice.find_dice``) report a die that
     the labels say is none. ``sources``: (folder, is_photos) pairs; validation images, and
     held-out photos, are skipped.
@@ -538,11 +629,15 @@ def mine_negatives(sources: list[tuple[Path, bool]]) -> list[dict[str, Any]]:
     label's centre outside the candidate's box, and not read as the labelled face: a side face
     seen obliquely, or a pip), and, on the rendered scenes only, a candidate on nothing labelled
     a die (printed zone names, markers, coins). On the photos, where some dice have no label,
-    a candidate on nothing is not taught either way."""
+    a candidate on nothing is not taught either way.
+
+    With ``every_candidate``, the reader drops no candidate as "not a die face" first: every
+    place the finder takes for a die is mined, also those the shipped reader already rejects
+    (the negatives that a reader trained afresh must learn again)."""
     from vision._dice_net import read_class
     from vision.dice import DiceParams, find_dice
 
-    params = DiceParams()
+    params = DiceParams(not_die_max=1.0) if every_candidate else DiceParams()
     out: list[dict[str, Any]] = []
     for folder, photos in sources:
         if folder.name == "test":
@@ -652,6 +747,23 @@ def average_weights(states: list[dict[str, torch.Tensor]]) -> dict[str, torch.Te
     return out
 
 
+def one_cycle(progress: float, peak: float) -> tuple[float, float]:
+    """Learning rate and Adam's first beta at ``progress`` (0..1) of a training: the one-cycle
+    schedule of ``torch.optim.lr_scheduler.OneCycleLR`` with its defaults (a tenth rising from
+    ``peak``/25 to ``peak`` as beta1 falls from 0.95 to 0.85, then cosine down to ``peak``/250,000
+    as beta1 rises back), here as a function so that a training may end by time instead of steps."""
+
+    def cos(a: float, b: float, t: float) -> float:
+        return b + (a - b) / 2.0 * (1.0 + math.cos(math.pi * min(max(t, 0.0), 1.0)))
+
+    warm = 0.1
+    if progress < warm:
+        t = progress / warm
+        return cos(peak / 25.0, peak, t), cos(0.95, 0.85, t)
+    t = (progress - warm) / (1.0 - warm)
+    return cos(peak, peak / 25.0 / 1e4, t), cos(0.85, 0.95, t)
+
+
 def finder_loss(pred: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
     """CenterNet focal loss on the heat map, L1 on offsets and log sizes at centres."""
     p = pred[:, 0].clamp(1e-4, 1 - 1e-4)
@@ -678,7 +790,8 @@ def main() -> None:
     ap.add_argument("--det-crop", type=int, default=192, help="side of the finder's training windows")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--init", type=Path, help="start from these weights (.pt written by an earlier run)")
+    ap.add_argument("--init", type=Path,
+                    help="start from these weights (.pt written by an earlier run, or a reader's exported .onnx)")
     ap.add_argument("--synth-share", type=float, default=0.3, help="share of drawn training scenes")
     ap.add_argument("--crop-size", type=int, default=dice_net.CROP_SIZE,
                     help="reader crop side in pixels (vision._dice_net.CROP_SIZE must then match)")
@@ -706,14 +819,24 @@ def main() -> None:
     ap.add_argument("--cache-samples", type=int, default=200_000, help="crops that --write-cache cuts")
     ap.add_argument("--mine-negatives", type=Path,
                     help="train nothing: write the shipped networks' hard negatives on the training data here (.json)")
+    ap.add_argument("--mine-every-candidate", action="store_true",
+                    help="with --mine-negatives: also the candidates the shipped reader already rejects")
     ap.add_argument("--negatives", type=Path,
-                    help="with --write-cache: cut --negative-copies crops of each hard negative in this file instead")
+                    help="hard negatives mined by --mine-negatives: with --write-cache, cut --negative-copies crops "
+                         "of each into a file of their own; otherwise mixed into the reader's samples")
     ap.add_argument("--negative-copies", type=int, default=60)
     ap.add_argument("--cache", type=Path, action="append", default=[],
                     help="train the reader on crops cut earlier by --write-cache (several files may be given)")
+    ap.add_argument("--negative-share", type=float, default=0.05,
+                    help="with --negatives and no --write-cache: share of reader samples cut from the hard negatives")
+    ap.add_argument("--synth-reuse", type=int, default=1,
+                    help="each drawn scene serves about this many samples (1: a new scene for each)")
+    ap.add_argument("--time-limit", type=float, default=0.0,
+                    help="seconds: the schedule runs by time as well as steps and the training ends then")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
+    cv2.setNumThreads(1)  # one thread per process: the data workers fill the cores
     global DET_CROP, SYNTH_SHARE, BOX_SCALE
     DET_CROP = args.det_crop
     SYNTH_SHARE = args.synth_share
@@ -723,7 +846,7 @@ def main() -> None:
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     # These two read only the images they need: no training set is loaded for them.
     if args.mine_negatives:
-        found = mine_negatives([(args.data, True)] + [(f, False) for f in args.fixtures])
+        found = mine_negatives([(args.data, True)] + [(f, False) for f in args.fixtures], args.mine_every_candidate)
         args.mine_negatives.write_text(json.dumps(found, indent=0) + "\n")
         print("wrote", args.mine_negatives, len(found), "hard negatives", flush=True)
         return
@@ -731,16 +854,22 @@ def main() -> None:
         write_negative_cache(json.loads(args.negatives.read_text()), args.negative_copies, args.write_cache, args.seed)
         return
     train = load(args.data, held_out=False) * args.photo_repeat
-    test = load(args.data, held_out=True)
-    print(f"trained part {len(train)} photos, held-out part {len(test)} (not used)", flush=True)
+    held_out = sum(is_held_out(e["image"]) for e in json.loads((args.data / "labels.json").read_text()))
+    print(f"trained part {len(train)} photos, held-out part {held_out} (never read here)", flush=True)
     for folder in args.fixtures:
         scenes = load_fixtures(folder, args.classes)
         train += scenes * args.fixture_repeat
         print(f"fixtures {folder}: {len(scenes)} scenes x {args.fixture_repeat}", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
 
+    steps_done: dict[str, int] = {}
+
     def loop(model: nn.Module, fn, steps: int, bs: int, lossf, name: str) -> None:  # type: ignore[no-untyped-def]
-        if args.init is not None and args.init.name.startswith(f"dice_{name}"):
+        from_onnx = args.init is not None and args.init.suffix == ".onnx" and name == "reader"
+        if from_onnx:
+            load_onnx_reader(model, args.init)
+            print("started from", args.init, "(norms kept fixed)", flush=True)
+        elif args.init is not None and args.init.name.startswith(f"dice_{name}"):
             state = torch.load(args.init)
             own = model.state_dict()
             for key, value in state.items():
@@ -753,27 +882,41 @@ def main() -> None:
             model.load_state_dict(state)
             print("started from", args.init, flush=True)
         model.to(dev).train()
+        if from_onnx:
+            freeze_norms(model)
         if name == "reader" and args.cache:
             dl = cached_batches(args.cache, steps, bs, args.seed)
         else:
+            negatives = json.loads(args.negatives.read_text()) if name == "reader" and args.negatives else None
+            samples = _Set(train, fn, steps * bs, args.synth_reuse, negatives, args.negative_share)  # type: ignore[no-untyped-call]
             dl = torch.utils.data.DataLoader(
-                _Set(train, fn, steps * bs), batch_size=bs, num_workers=args.workers, persistent_workers=False
+                samples, batch_size=bs, num_workers=args.workers, persistent_workers=False,
+                pin_memory=dev.type == "cuda",
             )
         opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
-        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.1)
         t0 = time.time()
         for step, (x, y) in enumerate(dl):
-            x, y = x.to(dev), y.to(dev)
+            # Progress by steps, or by time where --time-limit ends the training sooner.
+            progress = step / max(1, steps - 1)
+            if args.time_limit:
+                progress = max(progress, (time.time() - t0) / args.time_limit)
+            if progress > 1.0:
+                print(f"{name} stopped at step {step} by the time limit", flush=True)
+                break
+            steps_done[name] = step + 1
+            lr, beta1 = one_cycle(progress, args.lr)
+            for group in opt.param_groups:
+                group["lr"], group["betas"] = lr, (beta1, group["betas"][1])
+            x, y = x.to(dev, non_blocking=True), y.to(dev, non_blocking=True)
             loss = lossf(model(x), y)
             opt.zero_grad()
             loss.backward()
             opt.step()
-            sched.step()
-            if step % 100 == 0 or step == steps - 1:
-                print(f"{name} step {step} loss {loss.item():.4f} {time.time() - t0:.0f}s", flush=True)
+            if step % 500 == 0 or step == steps - 1:
+                print(f"{name} step {step} loss {loss.item():.4f} lr {lr:.2e} {time.time() - t0:.0f}s", flush=True)
 
     if args.write_cache:
-        write_cache(_Set(train, reader_sample, args.cache_samples), args.write_cache, args.workers)  # type: ignore[no-untyped-call]
+        write_cache(_Set(train, reader_sample, args.cache_samples, args.synth_reuse), args.write_cache, args.workers)  # type: ignore[no-untyped-call]
         return
 
     jobs: list[tuple[nn.Module, str, tuple[int, int, int, int]]] = []
@@ -803,8 +946,9 @@ def main() -> None:
         print("wrote", args.out / name, (args.out / name).stat().st_size, "bytes", flush=True)
         if name.startswith("dice_reader"):
             meta = {"crop_size": args.crop_size, "crop_scale": args.crop_scale, "width": args.reader_width,
-                    "steps": args.reader_steps, "seed": args.seed, "classes": args.classes, "box_scale": args.box_scale,
-                    "lr": args.lr, "fixtures": [str(f) for f in args.fixtures], "cache": [str(c) for c in args.cache]}
+                    "steps": steps_done.get("reader", args.reader_steps), "seed": args.seed, "classes": args.classes, "box_scale": args.box_scale,
+                    "lr": args.lr, "time_limit": args.time_limit, "synth_reuse": args.synth_reuse,
+                    "negatives": str(args.negatives) if args.negatives else None, "fixtures": [str(f) for f in args.fixtures], "cache": [str(c) for c in args.cache]}
             if args.average:
                 meta = {"crop_size": args.crop_size, "crop_scale": args.crop_scale, "width": args.reader_width,
                         "classes": args.classes, "average_of": [str(p) for p in args.average]}
