@@ -423,10 +423,11 @@ def main() -> None:
         n = len(find_dice(img, params))
         times.append((time.perf_counter() - t0) * 1000.0)
         counts.append(n)
-    print(
-        f"\nspeed: median {statistics.median(times):.1f} ms per 1280x960 frame on one core "
-        f"({len(times)} frames, {min(counts)}..{max(counts)} dice each)"
-    )
+    if times:  # --timing-frames 0 skips the timing
+        print(
+            f"\nspeed: median {statistics.median(times):.1f} ms per 1280x960 frame on one core "
+            f"({len(times)} frames, {min(counts)}..{max(counts)} dice each)"
+        )
 
 
 if __name__ == "__main__":

@@ -91,6 +91,25 @@ def test_two_touching_dice_are_both_found() -> None:
     assert covers(found, 215, 180) and covers(found, 268, 180)
 
 
+def test_the_candidate_limit_counts_dice_not_duplicates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``max_dice`` limits the candidates left once duplicates are dropped: when the finder
+    reports one die many times over (as in crowded trays), the limit still reaches the others."""
+    import vision.dice as dice_module
+
+    original = dice_module.decode_finder
+
+    def repeated(out: np.ndarray, threshold: float, most: int) -> list[tuple[float, float, float, float, float]]:
+        found = original(out, threshold, most)
+        return found[:1] * 10 + found
+
+    monkeypatch.setattr(dice_module, "decode_finder", repeated)
+    img = table()
+    draw_die(img, 140, 180, 50, 3, (235, 235, 235), (20, 20, 20))
+    draw_die(img, 340, 180, 50, 5, (235, 235, 235), (20, 20, 20))
+    found = find_dice(finish(img), DiceParams(max_dice=2))
+    assert covers(found, 140, 180) and covers(found, 340, 180)
+
+
 def test_empty_table_has_no_dice() -> None:
     assert find_dice(finish(table())) == []
 
