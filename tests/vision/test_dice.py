@@ -91,6 +91,50 @@ def test_two_touching_dice_are_both_found() -> None:
     assert covers(found, 215, 180) and covers(found, 268, 180)
 
 
+DEV_SCENES = Path(__file__).resolve().parents[2] / "fixtures" / "scenes" / "dev"
+
+
+@pytest.mark.parametrize("name", ["dev_0003.jpg", "dev_0006.jpg", "dev_0020.jpg"])
+def test_touching_small_dice_are_found_by_the_closer_look(name: str) -> None:
+    """Two touching dice about 30 px across in a 1280x960 frame make one peak in the finder's
+    first look, so one of them had no candidate; the closer look beside the peak finds it
+    (``close_look``), with or without the table's scale."""
+    entry = next(e for e in json.loads((DEV_SCENES / "labels.json").read_text()) if e["image"] == name)
+    img = cv2.imread(str(DEV_SCENES / name), cv2.IMREAD_COLOR)
+    assert img is not None
+    flat = [o["bbox"] for o in entry["objects"] if o["kind"] == "d6" and not o.get("flags")]
+
+    def found_count(found: list[Detection]) -> int:
+        """Labelled dice with a read whose centre is in the label's box and whose box holds the label's centre."""
+        return sum(
+            any(x <= d.center[0] <= x + w and y <= d.center[1] <= y + h and covers([d], x + w / 2, y + h / 2) for d in found)
+            for x, y, w, h in flat
+        )
+
+    for scale in (None, rendered_scale(entry)):
+        assert found_count(find_dice(img, DiceParams(close_look=0.0), mm_per_px=scale)) == len(flat) - 1
+        assert found_count(find_dice(img, mm_per_px=scale)) == len(flat)
+
+
+def test_a_shoulder_is_heat_left_beside_a_peak() -> None:
+    """A die on the slope of its neighbour's peak (the map falling from 0.9 through 0.5 and
+    0.45 to 0.3) makes no peak of its own but a shoulder there; a die alone makes none."""
+    from vision._dice_net import DET_STRIDE
+    from vision.dice import _shoulders
+
+    alone = np.zeros((40, 40), np.float32)
+    alone[9:12, 9:12] = 0.2
+    alone[10, 9] = alone[10, 11] = alone[9, 10] = alone[11, 10] = 0.5
+    alone[10, 10] = 0.9
+    beside = alone.copy()
+    beside[10, 12], beside[10, 13] = 0.45, 0.3  # heat[y, x]: the second die two cells right
+    side = 3.0 * DET_STRIDE  # a die three cells across
+    peaks = [(0.9, 10.5 * DET_STRIDE, 10.5 * DET_STRIDE, side, side)]  # the one peak, as decode_finder gives it
+    assert _shoulders(beside[None, None], peaks, 0.25, 0.4) == [(12.5 * DET_STRIDE, 10.5 * DET_STRIDE, side)]
+    assert _shoulders(alone[None, None], peaks, 0.25, 0.4) == []
+    assert _shoulders(beside[None, None], [], 0.25, 0.4) == []
+
+
 def test_the_candidate_limit_counts_dice_not_duplicates(monkeypatch: pytest.MonkeyPatch) -> None:
     """``max_dice`` limits the candidates left once duplicates are dropped: when the finder
     reports one die many times over (as in crowded trays), the limit still reaches the others."""
@@ -326,6 +370,12 @@ def test_printed_names_and_markers_on_the_table_are_not_dice() -> None:
 # and markers as hard negatives, 188 and 54.
 SCENES_FOR_FALSE_DICE = 40
 CEILING_FALSE_DICE = 10
+
+
+def test_a_closer_look_square_the_finder_cannot_take_is_named() -> None:
+    with pytest.raises(ValueError, match="close_look_px"):
+        find_dice(table(), DiceParams(close_look_px=100))
+    assert find_dice(table(), DiceParams(close_look=0.0, close_look_px=100)) == []  # no closer look: not used
 
 
 def test_bad_reader_turns_are_named() -> None:
