@@ -865,7 +865,9 @@ def main() -> None:
     steps_done: dict[str, int] = {}
 
     def loop(model: nn.Module, fn, steps: int, bs: int, lossf, name: str) -> None:  # type: ignore[no-untyped-def]
-        from_onnx = args.init is not None and args.init.suffix == ".onnx" and name == "reader"
+        from_onnx = args.init is not None and args.init.suffix == ".onnx"
+        if from_onnx and name != "reader":
+            raise SystemExit(f"--init {args.init}: only a reader starts from an exported .onnx (train the {name} from a .pt)")
         if from_onnx:
             load_onnx_reader(model, args.init)
             print("started from", args.init, "(norms kept fixed)", flush=True)
