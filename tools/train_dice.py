@@ -82,7 +82,7 @@ to draw) serve sixteen crops, ``--negatives FILE`` mixes the hard negatives into
 (``--negative-share``), and ``--time-limit`` runs the one-cycle schedule by the clock so that a
 training ends, annealed, inside a lease. ``--mine-negatives --mine-every-candidate`` mines every
 place the finder takes for a die, also those the shipped reader already rejects (a reader trained
-afresh must learn them again), and ``--init`` takes a shipped ``dice_reader.onnx`` (its batch norms
+afresh must learn them again), and ``--init`` takes a shipped ``.onnx`` network (its batch norms
 folded, then kept fixed while training). Session 14's trainings on one H100 with 16 cores (about
 8 minutes each, three or two side by side; BENCHMARKS.md, none shipped), with ``FX`` 12
 ``--fixtures`` folders of 20 procedural training scenes each (``python -m tools.fixturegen --scenes
@@ -574,13 +574,14 @@ class Reader(nn.Module):  # type: ignore[misc]
         return self.f(x)
 
 
-def load_onnx_reader(model: "Reader", path: Path) -> None:
-    """Set ``model`` (a Reader of the same size) to the weights of an exported ``dice_reader.onnx``.
+def load_onnx_weights(model: nn.Module, path: Path) -> None:
+    """Set ``model`` (a Finder or Reader of the same size) to the weights of its exported ``.onnx``.
 
-    The export folds each batch norm into its convolution, so each norm is set to pass its
-    input through, its shift carrying the folded bias: in eval mode the network then computes
+    The export folds each batch norm into the convolution before it, so each norm is set to pass
+    its input through, its shift carrying the folded bias: in eval mode the network then computes
     what the file does. Train it with its norms kept in eval mode (``freeze_norms``), or their
-    batch statistics would undo the folding."""
+    batch statistics would undo the folding. Convolutions and dense layers are matched in order
+    (the export's order is the modules' order for both networks)."""
     import onnx
     from onnx import numpy_helper
 
@@ -588,20 +589,28 @@ def load_onnx_reader(model: "Reader", path: Path) -> None:
     weights = {t.name: torch.from_numpy(numpy_helper.to_array(t).copy()) for t in graph.initializer}
     convs = [n for n in graph.node if n.op_type == "Conv"]
     gemms = [n for n in graph.node if n.op_type == "Gemm"]
-    layers = list(model.f)
-    own_convs = [m for m in model.modules() if isinstance(m, nn.Conv2d)]
-    own_norms = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
-    own_linears = [m for m in layers if isinstance(m, nn.Linear)]
+    modules = list(model.modules())
+    own_convs = [(m, modules[k + 1] if k + 1 < len(modules) else None)
+                 for k, m in enumerate(modules) if isinstance(m, nn.Conv2d)]
+    own_linears = [m for m in modules if isinstance(m, nn.Linear)]
     if (len(convs), len(gemms)) != (len(own_convs), len(own_linears)):
         raise ValueError(f"{path}: {len(convs)} convolutions and {len(gemms)} dense layers, "
-                         f"the reader has {len(own_convs)} and {len(own_linears)}")
+                         f"the network has {len(own_convs)} and {len(own_linears)}")
     with torch.no_grad():
-        for node, conv, norm in zip(convs, own_convs, own_norms):
-            conv.weight.copy_(weights[node.input[1]])
-            norm.weight.fill_(1.0)
-            norm.bias.copy_(weights[node.input[2]])
-            norm.running_mean.zero_()
-            norm.running_var.fill_(1.0 - norm.eps)
+        for node, (conv, after) in zip(convs, own_convs):
+            weight, bias = weights[node.input[1]], weights[node.input[2]]
+            if weight.shape != conv.weight.shape:
+                raise ValueError(f"{path}: {node.input[1]} is {tuple(weight.shape)}, the network's {tuple(conv.weight.shape)}")
+            conv.weight.copy_(weight)
+            if conv.bias is not None:
+                conv.bias.copy_(bias)
+            elif isinstance(after, nn.BatchNorm2d):
+                after.weight.fill_(1.0)
+                after.bias.copy_(bias)
+                after.running_mean.zero_()
+                after.running_var.fill_(1.0 - after.eps)
+            else:
+                raise ValueError(f"{path}: a convolution without bias or norm after it")
         for node, dense in zip(gemms, own_linears):
             dense.weight.copy_(weights[node.input[1]])
             dense.bias.copy_(weights[node.input[2]])
@@ -791,7 +800,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--init", type=Path,
-                    help="start from these weights (.pt written by an earlier run, or a reader's exported .onnx)")
+                    help="start from these weights (.pt written by an earlier run, or an exported .onnx)")
     ap.add_argument("--synth-share", type=float, default=0.3, help="share of drawn training scenes")
     ap.add_argument("--crop-size", type=int, default=dice_net.CROP_SIZE,
                     help="reader crop side in pixels (vision._dice_net.CROP_SIZE must then match)")
@@ -866,10 +875,8 @@ def main() -> None:
 
     def loop(model: nn.Module, fn, steps: int, bs: int, lossf, name: str) -> None:  # type: ignore[no-untyped-def]
         from_onnx = args.init is not None and args.init.suffix == ".onnx"
-        if from_onnx and name != "reader":
-            raise SystemExit(f"--init {args.init}: only a reader starts from an exported .onnx (train the {name} from a .pt)")
         if from_onnx:
-            load_onnx_reader(model, args.init)
+            load_onnx_weights(model, args.init)
             print("started from", args.init, "(norms kept fixed)", flush=True)
         elif args.init is not None and args.init.name.startswith(f"dice_{name}"):
             state = torch.load(args.init)
