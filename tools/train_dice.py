@@ -152,6 +152,14 @@ PIP_SHARE = 0.12
 """Share of reader samples on a die that are cut at pip size and labelled "not a die face"."""
 
 
+def read_image(path: str | Path) -> np.ndarray:
+    """A photo or scene as BGR uint8, or FileNotFoundError naming it."""
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise FileNotFoundError(path)
+    return np.asarray(img, np.uint8)
+
+
 def load(data: Path, held_out: bool) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(image, boxes Nx4 float, values N int) for every photo on one side of the split."""
     labels = json.loads((data / "labels.json").read_text())
@@ -159,9 +167,7 @@ def load(data: Path, held_out: bool) -> list[tuple[np.ndarray, np.ndarray, np.nd
     for entry in labels:
         if is_held_out(entry["image"]) != held_out or is_validation(entry["image"]):
             continue  # the validation part calibrates confidence: never learned from
-        img = cv2.imread(str(data / entry["image"]), cv2.IMREAD_COLOR)
-        if img is None:
-            raise FileNotFoundError(data / entry["image"])
+        img = read_image(data / entry["image"])
         objs = [o for o in entry["objects"] if o["kind"] == "d6"]
         boxes = np.array([o["bbox"] for o in objs], np.float32).reshape(-1, 4)
         values = np.array([int(o["value"]) for o in objs], np.int64)
@@ -204,9 +210,7 @@ def load_fixtures(folder: Path, classes: int = NUM_READ_CLASSES) -> list[tuple[n
         dice = [o for o in entry["objects"] if o.get("bbox")]
         if not any(o["kind"] in ("d6", "d8") for o in dice):
             continue
-        img = cv2.imread(str(folder / entry["image"]), cv2.IMREAD_COLOR)
-        if img is None:
-            raise FileNotFoundError(folder / entry["image"])
+        img = read_image(folder / entry["image"])
         boxes = np.array([o["bbox"] for o in dice], np.float32).reshape(-1, 4)
         values = np.array([fixture_class(o, classes) for o in dice], np.int64)
         out.append((img, boxes, values))
@@ -481,10 +485,7 @@ class _Set(torch.utils.data.Dataset):  # type: ignore[misc]
         if self.negative_share and rng.random() < self.negative_share:
             item = self.negatives[int(rng.integers(0, len(self.negatives)))]
             if item["image"] not in self._images:
-                img = cv2.imread(item["image"], cv2.IMREAD_COLOR)
-                if img is None:
-                    raise FileNotFoundError(item["image"])
-                self._images[item["image"]] = np.asarray(img, np.uint8)
+                self._images[item["image"]] = read_image(item["image"])
             return negative_sample(item, rng, self._images), 0
         if rng.random() < self.synth_share:
             scene = self._drawn_scene(rng) if self.synth_reuse > 1 else synth_scene(self.items, rng)
@@ -654,11 +655,9 @@ def mine_negatives(sources: list[tuple[Path, bool]], every_candidate: bool = Fal
         for entry in json.loads((folder / "labels.json").read_text()):
             if is_validation(entry["image"]) or (photos and is_held_out(entry["image"])):
                 continue
-            img = cv2.imread(str(folder / entry["image"]), cv2.IMREAD_COLOR)
-            if img is None:
-                raise FileNotFoundError(folder / entry["image"])
+            img = read_image(folder / entry["image"])
             objs = [o for o in entry["objects"] if o.get("bbox")]
-            for d in find_dice(np.asarray(img, np.uint8), params):
+            for d in find_dice(img, params):
                 cx, cy = d.center
                 negative = {"image": str(folder / entry["image"]), "cx": cx, "cy": cy,
                             "side": float(max(d.bbox[2], d.bbox[3]))}
@@ -695,13 +694,7 @@ def negative_sample(item: dict[str, Any], rng: np.random.Generator, images: dict
 def write_negative_cache(negatives: list[dict[str, Any]], copies: int, path: Path, seed: int) -> None:
     """``copies`` augmented crops of each mined negative, saved as ``write_cache`` saves (class 0)."""
     rng = np.random.default_rng(seed)
-    images: dict[str, np.ndarray] = {}
-    for n in negatives:
-        if n["image"] not in images:
-            img = cv2.imread(n["image"], cv2.IMREAD_COLOR)
-            if img is None:
-                raise FileNotFoundError(n["image"])
-            images[n["image"]] = np.asarray(img, np.uint8)
+    images = {n["image"]: read_image(n["image"]) for n in negatives}
     x = np.stack([negative_sample(n, rng, images) for n in negatives for _ in range(copies)]).astype(np.float16)
     np.savez(path, x=x, y=np.zeros(len(x), np.int16))
     print("wrote", path, len(x), "crops of", len(negatives), "hard negatives", flush=True)
