@@ -12,7 +12,8 @@ die must be reported cocked, and a confident face on it is a confident wrong rea
 occluded dice are owed no read; the held-back part again at each scene's scale, as the live
 referee reads its calibrated table: ``fixtures/test scaled``): recall, precision, value
 accuracy, share of dice read right, confident wrong reads, a confusion matrix, the share of
-cocked dice reported cocked, and the median milliseconds per 1280x960 frame on one core.
+cocked dice reported cocked (and how many flat dice are flagged cocked: the players are asked
+about those, since only a sure flag rules), and the median milliseconds per 1280x960 frame on one core.
 With ``--failures`` it writes one overlay picture per photo with a failure
 (blue: label, green: confident read, orange: unsure read, red cross: missed).
 """
@@ -78,6 +79,8 @@ class Tally:
         self.confusion = np.zeros((7, 8), np.int64)  # d6 label 1..6 x read None,1..6,missed
         self.cocked = 0
         self.cocked_reported = 0
+        self.flat_flagged_cocked = 0
+        """Dice lying flat that the reader flagged as cocked (asked about: not a ruling)."""
 
     def line(self, name: str) -> str:
         """One row of the table."""
@@ -166,6 +169,8 @@ def score_photo(
             read = -1  # the wrong kind of die: a wrong read, whatever the face
         col = 7 if j is None else (0 if read is None or read < 0 else int(read))
         kind_key = f"{keys[0]}:{lab['kind']}"
+        if j is not None and "cocked" in found[j].flags:
+            tallies[keys[0]].flat_flagged_cocked += 1
         tallies[kind_key].labels += 1
         tallies[kind_key].matched += int(j is not None)
         for k in [*keys, kind_key]:
@@ -402,9 +407,11 @@ def main() -> None:
     print("\nconfident: reads with confidence >= CONFIDENT =", CONFIDENT)
     print("confident reads: " + ", ".join(f"{k} {tallies[k].confident}" for k in order[:4] + fixture_keys[:1]))
     print("cwr/dice: confident wrong reads (wrong kind or face, or no die) per labelled die; cwr/conf: per confident read")
+    print(f"flat dice flagged cocked (all photos): {tallies['all'].flat_flagged_cocked} of {tallies['all'].labels}")
     if fixture_keys:
         t = tallies[fixture_keys[0]]
-        print(f"cocked dice reported cocked ({fixture_keys[0]}): {t.cocked_reported} of {t.cocked}")
+        print(f"cocked dice reported cocked ({fixture_keys[0]}): {t.cocked_reported} of {t.cocked}; "
+              f"flat dice flagged cocked: {t.flat_flagged_cocked} of {t.labels}")
     print(f"\nwrong faces ({len(wrong_notes)}):")
     for n in wrong_notes[:40]:
         print("  " + n)

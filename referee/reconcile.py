@@ -303,6 +303,8 @@ def _question(unsure: list[Seen]) -> Question:
     else:
         faces = int(first.kind[1:]) if first.kind[1:].isdigit() else 6
         text, choices = f"What does this {first.kind} show?", (*(str(f) for f in range(1, faces + 1)), "cocked", "not a die")
+        if "cocked" in first.flags:
+            text = f"This {first.kind} may be cocked against something: what does it show, or is it cocked?"
     if len(unsure) > 1:
         text += f" ({len(unsure) - 1} more to check after this one)"
     return Question(text, (first.ref,), choices)

@@ -258,7 +258,8 @@ def find_dice(
     """Every die in ``frame`` (BGR uint8, or grey) with its kind and face up.
 
     ``kind`` is ``d6`` or (with a reader that knows them) ``d8``; ``value`` is the face, or
-    ``None`` when the read is unsure or the die is cocked (``flags`` then holds ``"cocked"``);
+    ``None`` when the read is unsure or the die is cocked (``flags`` then holds ``"cocked"``,
+    with confidence 0 when the reader only finds cocked likelier than any face);
     ``confidence`` is the reader's probability of that read (``CONFIDENT`` and above is meant
     to be almost never wrong). When ``mm_per_px`` is known, candidates whose size cannot be a
     die are dropped, and fainter ones are taken (``det_threshold_scaled``). ``not_at`` holds
@@ -363,9 +364,10 @@ def find_dice(
         if models.classes == NUM_READ_CLASSES and params.kinds is not None and "d6" not in params.kinds:
             kind, value, readable = params.kinds[0], None, False  # found, but this reader cannot read a d8
         if flags and not (readable and conf >= CONFIDENT):
-            # A cocked die calls for a rethrow (G-3): reported only when sure, else it is an
-            # unsure read, and the players are asked (their choices include "cocked").
-            flags, readable = (), False
+            # A cocked die calls for a rethrow (G-3), but only a sure "cocked" rules one: an
+            # unsure one keeps its flag with no confidence, and the players are asked whether
+            # the die is cocked or which face it shows (``referee.reconcile``).
+            readable = False
 
         x0 = int(round(max(0.0, cx - w / 2)))
         y0 = int(round(max(0.0, cy - h / 2)))

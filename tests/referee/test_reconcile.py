@@ -95,6 +95,20 @@ def test_players_can_answer_that_an_unsure_die_is_cocked() -> None:
     assert "cocked" in after.text() and after.problems[0].refs == (4,) and after.problems[0].rule == "G-3"
 
 
+def test_a_die_the_camera_thinks_may_be_cocked_is_asked_about_not_ruled_on() -> None:
+    """G-3: the reader's unsure "cocked" (flag kept, no confidence) asks the players, naming
+    the doubt; a face answered drops it and the throw is read, "cocked" rules the rethrow."""
+    state = sevens_turn()
+    seen = dice("theatre", 1, 2, 4, 6, 3, 3)
+    seen[4] = Seen("d6", None, "theatre", 0.0, ("cocked",), ref=4)
+    ruling = reconcile(state, seen)
+    assert isinstance(ruling, Question) and ruling.refs == (4,)
+    assert "may be cocked" in ruling.text and "cocked" in ruling.choices
+    assert reconcile(state, answer(seen, ruling.refs, 3)) == ChanceOutcome(Roll((1, 2, 3, 3, 4, 6)))
+    after = reconcile(state, answer(seen, ruling.refs, "cocked"))
+    assert isinstance(after, Discrepancy) and after.rethrow and after.problems[0].rule == "G-3"
+
+
 def test_players_can_answer_that_an_unsure_coin_is_on_its_edge() -> None:
     """G-3 for a coin: "on edge" is offered beside heads and tails, and rules like a flagged read."""
     state = find_game("seven-pennies")(["A", "B"]).new_state()
