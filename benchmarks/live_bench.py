@@ -6,7 +6,8 @@ their size, only the kinds the game puts on the table looked for, reads on marke
 labelled object when its centre lies within the object's box. Per game it prints: objects
 labelled, found (matched), missed, extra reads (no labelled object), kind right, and of the
 face reads that reconcile would use (confidence >= ``referee.reconcile.CONFIDENT``) how many
-are right or wrong, and how many are unsure (asked).
+are right or wrong, how many are unsure (asked), and how many objects lying flat were
+flagged as not flat (cocked, on edge, lying on another: asked about too).
 
     nice -n 19 .venv/bin/python -m benchmarks.live_bench [GAME ...]
 """
@@ -37,7 +38,8 @@ def bench_game(name: str) -> dict[str, Any]:
     players = recorded.get("players") or recorded.get("config", {}).get("players")
     game = find_game(recorded["game"])(players, recorded_options(recorded))
     reader = VisionReader(source.layout(), kinds=kinds_in_play(game.new_state()))
-    counts = dict(frames=0, labelled=0, found=0, missed=0, extra=0, kind_right=0, sure_right=0, sure_wrong=0, unsure=0)
+    counts = dict(frames=0, labelled=0, found=0, missed=0, extra=0, kind_right=0, sure_right=0, sure_wrong=0, unsure=0,
+                  flagged=0)
     seconds: list[float] = []
     for entry in source.game["frames"]:
         if not entry.get("settled"):
@@ -63,6 +65,7 @@ def bench_game(name: str) -> dict[str, Any]:
             counts["found"] += 1
             kind_right = detection.kind == label["kind"]
             counts["kind_right"] += kind_right
+            counts["flagged"] += bool(detection.flags) and not label.get("flags")
             if detection.value is None or detection.confidence < CONFIDENT:
                 counts["unsure"] += 1
             elif kind_right and detection.value == label["value"]:

@@ -25,6 +25,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -46,6 +47,7 @@ from vision._dice_net import (
     reader_input,
 )
 from vision._dnn import load_onnx
+from vision.cocked import cocked_net, cocked_probability
 from vision.types import DIE_KINDS, Detection
 
 CONFIDENT = 0.8
@@ -144,8 +146,18 @@ class DiceParams:
     the fixtures dev validation scenes 0.9742 (105 reads, none wrong). Refitted in session 14,
     when the limit on candidates (``max_dice``) let crowded trays' dice be read: 0.9947
     (dice-rune55's validation photos 53 reads, fixtures dev 113 with the closer look, none wrong)."""
+    cocked_at: float = 0.98
+    """An unsure read whose die the cocked-die check (``vision.cocked``, when the model folder
+    has it) finds cocked with at least this probability is flagged ``cocked`` (no value, no
+    confidence: the players are asked). 1.01 turns it off. Chosen on the dev scenes and
+    dice-rune55's validation photos; with the reader's own "cocked" class alone 8 of 22 found
+    cocked dice were flagged on the dev scenes, and 4 of 822 flat ones. With the shipped check
+    at 0.9 / 0.95 / 0.98: cocked 17 / 17 / 16 of 22, flat dev dice flagged 16 / 11 / 7 of 822
+    (most beside a cocked die, whose throw is no good either), flat validation photos' dice 2
+    / 1 / 1 of 388."""
     model_dir: Path = MODEL_DIR
-    """Folder with ``dice_finder.onnx``, ``dice_reader.onnx`` and ``dice_reader.json``."""
+    """Folder with ``dice_finder.onnx``, ``dice_reader.onnx`` and ``dice_reader.json`` (and,
+    optionally, the cocked-die check's ``dice_cocked.onnx``)."""
     size_mm: tuple[float, float] = DIE_MM_RANGE
     """Box sizes in millimetres a found die may have when the scale is known (a table whose
     dice were learned narrows it: ``vision.enrol.DiceProfile``)."""
@@ -356,13 +368,16 @@ def find_dice(
         chosen.append(r)
     sizes = [r[1] for r in chosen]
     median = float(np.median(sizes)) if len(sizes) >= 3 else 0.0
-    for readable, size, score, (cx, cy, w, h), p, lg, face, conf, read_prob in chosen:
+    p_cocked = _cocked_check(frame, chosen, params)
+    for (readable, size, score, (cx, cy, w, h), p, lg, face, conf, read_prob), pc in zip(chosen, p_cocked):
         small = size < params.small_ratio * median
         if small:
             readable = False  # much smaller than its neighbours: most often a pip, so unsure
         kind, value, flags = _meaning(face, p, models.classes, params.kinds)
         if models.classes == NUM_READ_CLASSES and params.kinds is not None and "d6" not in params.kinds:
             kind, value, readable = params.kinds[0], None, False  # found, but this reader cannot read a d8
+        if not flags and pc >= params.cocked_at and not (readable and conf >= CONFIDENT):
+            flags = ("cocked",)  # an unsure read the cocked-die check finds cocked
         if flags and not (readable and conf >= CONFIDENT):
             # A cocked die calls for a rethrow (G-3), but only a sure "cocked" rules one: an
             # unsure one keeps its flag with no confidence, and the players are asked whether
@@ -390,10 +405,29 @@ def find_dice(
                     "read_prob": round(read_prob, 4),
                     "read_class": read_class(face, models.classes)[0],
                     "much_smaller": small,
+                    "p_cocked": round(float(pc), 3),
                 },
             )
         )
     return found
+
+
+def _cocked_check(frame: npt.NDArray[np.uint8], chosen: list[Any], params: DiceParams) -> list[float]:
+    """For each chosen read, the cocked-die check's probability that its die is cocked: only
+    unsure reads are looked at (a sure face is never overruled), the rest get 0, as all do
+    when the model folder has no check or ``cocked_at`` turns it off."""
+    check = cocked_net(params.model_dir) if params.cocked_at <= 1.0 else None
+    out = [0.0] * len(chosen)
+    unsure = [i for i, r in enumerate(chosen) if not (r[0] and r[7] >= CONFIDENT)]
+    if check is None or not unsure:
+        return out
+    boxes = []
+    for i in unsure:
+        cx, cy, w, h = chosen[i][3]
+        boxes.append((int(round(cx - w / 2)), int(round(cy - h / 2)), int(round(w)), int(round(h))))
+    for i, pc in zip(unsure, cocked_probability(check, frame, boxes)):
+        out[i] = float(pc)
+    return out
 
 
 def _may_be_die(
