@@ -153,8 +153,8 @@ class DiceParams:
     dice-rune55's validation photos; with the reader's own "cocked" class alone 8 of 22 found
     cocked dice were flagged on the dev scenes, and 4 of 822 flat ones. With the shipped check
     at 0.9 / 0.95 / 0.98: cocked 17 / 17 / 16 of 22, flat dev dice flagged 16 / 11 / 7 of 822
-    (most beside a cocked die, whose throw is no good either), flat validation photos' dice 2
-    / 1 / 1 of 388."""
+    (at 0.98 the reader's 4, and 3 more, 2 of them beside a cocked die, whose throw is no good
+    either), flat validation photos' dice 2 / 1 / 1 of 388."""
     model_dir: Path = MODEL_DIR
     """Folder with ``dice_finder.onnx``, ``dice_reader.onnx`` and ``dice_reader.json`` (and,
     optionally, the cocked-die check's ``dice_cocked.onnx``)."""
