@@ -88,12 +88,7 @@ def cocked_probability(
     """The probability that each die box holds a cocked die (one batch)."""
     if not boxes:
         return np.zeros(0, np.float32)
-    blob = cocked_input(cocked_patches(frame, boxes, check.crop_side, check.context))
-    # One crop at a time: OpenCV's DNN module sets itself up again whenever the batch's size
-    # changes (about 0.5 ms here), and a frame's unsure dice are few and vary in number.
-    logits = np.empty(len(boxes), np.float32)
-    for i in range(len(boxes)):
-        check.net.setInput(blob[i : i + 1])
-        logits[i] = float(np.asarray(check.net.forward()).reshape(-1)[0])
+    check.net.setInput(cocked_input(cocked_patches(frame, boxes, check.crop_side, check.context)))
+    logits = np.asarray(check.net.forward(), np.float32).reshape(-1)
     out: npt.NDArray[np.float32] = (1.0 / (1.0 + np.exp(-logits))).astype(np.float32)
     return out

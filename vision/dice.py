@@ -25,7 +25,6 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -368,7 +367,8 @@ def find_dice(
         chosen.append(r)
     sizes = [r[1] for r in chosen]
     median = float(np.median(sizes)) if len(sizes) >= 3 else 0.0
-    p_cocked = _cocked_check(frame, chosen, params)
+    sure = [readable and conf >= CONFIDENT for readable, _, _, _, _, _, _, conf, _ in chosen]
+    p_cocked = _cocked_check(frame, [r[3] for r in chosen], sure, params)
     for (readable, size, score, (cx, cy, w, h), p, lg, face, conf, read_prob), pc in zip(chosen, p_cocked):
         small = size < params.small_ratio * median
         if small:
@@ -412,20 +412,22 @@ def find_dice(
     return found
 
 
-def _cocked_check(frame: npt.NDArray[np.uint8], chosen: list[Any], params: DiceParams) -> list[float]:
-    """For each chosen read, the cocked-die check's probability that its die is cocked: only
-    unsure reads are looked at (a sure face is never overruled), the rest get 0, as all do
-    when the model folder has no check or ``cocked_at`` turns it off."""
+def _cocked_check(
+    frame: npt.NDArray[np.uint8], boxes: list[tuple[float, float, float, float]], sure: list[bool], params: DiceParams
+) -> list[float]:
+    """For each read (its box as centre x, y, width, height), the cocked-die check's probability
+    that its die is cocked: only unsure reads are looked at (a sure face is never overruled), the
+    rest get 0, as all do when the model folder has no check or ``cocked_at`` turns it off."""
     check = cocked_net(params.model_dir) if params.cocked_at <= 1.0 else None
-    out = [0.0] * len(chosen)
-    unsure = [i for i, r in enumerate(chosen) if not (r[0] and r[7] >= CONFIDENT)]
+    out = [0.0] * len(boxes)
+    unsure = [i for i, s in enumerate(sure) if not s]
     if check is None or not unsure:
         return out
-    boxes = []
+    corners = []
     for i in unsure:
-        cx, cy, w, h = chosen[i][3]
-        boxes.append((int(round(cx - w / 2)), int(round(cy - h / 2)), int(round(w)), int(round(h))))
-    for i, pc in zip(unsure, cocked_probability(check, frame, boxes)):
+        cx, cy, w, h = boxes[i]
+        corners.append((int(round(cx - w / 2)), int(round(cy - h / 2)), int(round(w)), int(round(h))))
+    for i, pc in zip(unsure, cocked_probability(check, frame, corners)):
         out[i] = float(pc)
     return out
 
