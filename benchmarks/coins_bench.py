@@ -101,6 +101,24 @@ def match(dets: list[Detection], objects: list[dict]) -> list[tuple[dict, Detect
     return pairs
 
 
+def match_not_flat(dets: list[Detection], objects: list[dict]) -> list[tuple[dict, Detection | None]]:
+    """Pair each coin that does not lie flat with the nearest unused detection whose centre lies
+    in its label box grown by a fifth: a coin on its edge is reported where its lit rim is,
+    which may lie well off the centre of the box its tilted face and rim fill."""
+    pairs: list[tuple[dict, Detection | None]] = []
+    used: set[int] = set()
+    for o in objects:
+        x, y, w, h = o["bbox"]
+        cx, cy = x + w / 2, y + h / 2
+        inside = [(float(np.hypot(d.center[0] - cx, d.center[1] - cy)), j) for j, d in enumerate(dets)
+                  if j not in used and abs(d.center[0] - cx) <= 0.6 * w and abs(d.center[1] - cy) <= 0.6 * h]
+        best = min(inside)[1] if inside else None
+        if best is not None:
+            used.add(best)
+        pairs.append((o, None if best is None else dets[best]))
+    return pairs
+
+
 def score(t: Tally, dets: list[Detection], objects: list[dict]) -> list[tuple[dict, Detection | None, str]]:
     """Add one photo to the tally; returns its failures (label, detection, what went wrong)."""
     failures = []
@@ -216,7 +234,7 @@ def fixture_tally(
                 at_scale = replace(params_for_scale(seen.mm_per_px, img.shape[1], img.shape[0]).coins, model_dir=params.model_dir)
                 dets, _ = find_coins(img, at_scale, mm_per_px=seen.mm_per_px, scale_at=seen.mm_per_px_at)
         left_out = [o for o in e["objects"] if o["kind"] in COIN_DIAMETER_MM and set(o.get("flags", ())) - {"occluded"}]
-        left_out_reads = match(dets, left_out)
+        left_out_reads = match_not_flat(dets, left_out)
         extra = {id(d) for o, d in left_out_reads if d is not None}
         for o, d in left_out_reads:
             what = (
