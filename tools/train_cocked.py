@@ -33,10 +33,8 @@ Writes ``dice_cocked.onnx`` and ``dice_cocked.json`` into ``--out``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 import cv2
@@ -47,36 +45,11 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.dice_bench import match  # noqa: E402
 from vision._dice_split import is_held_out, is_validation  # noqa: E402
-from vision.cocked import CONTEXT, COCKED_MODEL, CROP_SIDE, cocked_input, cocked_patches  # noqa: E402
+from vision.cocked import CONTEXT, COCKED_MODEL, CROP_SIDE, cocked_patches  # noqa: E402
 from vision.dice import find_dice  # noqa: E402
 
-import torch  # noqa: E402
-import torch.nn as nn  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
+from tools._check_training import main_for  # noqa: E402
 
-MEASURED = ("fixtures/scenes/dev", "fixtures/scenes/test")
-"""Scene folders never learned from."""
-
-
-class CockedNet(nn.Module):
-    """Three convolution blocks, then one logit: cocked (positive) or flat. The first block has
-    one convolution (at full size it costs the most), the others two."""
-
-    def __init__(self, width: int = 16) -> None:
-        super().__init__()
-        chans = [3, width, 2 * width, 4 * width]
-        layers: list[nn.Module] = []
-        for k, (a, b) in enumerate(zip(chans[:-1], chans[1:])):
-            layers += [nn.Conv2d(a, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU()]
-            if k > 0:
-                layers += [nn.Conv2d(b, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU()]
-            layers += [nn.MaxPool2d(2)]
-        self.features = nn.Sequential(*layers)
-        self.head = nn.Linear(chans[-1], 1)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        f = self.features(x).mean(dim=(2, 3))
-        return self.head(f)
 
 
 def examples(folder: Path, photos: bool, crop_side: int, context: float) -> tuple[list[np.ndarray], list[int]]:
@@ -112,80 +85,10 @@ def examples(folder: Path, photos: bool, crop_side: int, context: float) -> tupl
     return crops, ys
 
 
-def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A quarter-turned, perhaps mirrored copy, its light and colour changed a little."""
-    out = np.rot90(crop, int(rng.integers(4)))
-    if rng.random() < 0.5:
-        out = out[:, ::-1]
-    gain = rng.uniform(0.7, 1.3, size=3) * rng.uniform(0.8, 1.2)
-    out = np.clip(out.astype(np.float32) * gain + rng.normal(0, 3, out.shape), 0, 255)
-    return np.ascontiguousarray(out.astype(np.uint8))
-
-
-def train(crops: list[np.ndarray], ys: list[int], steps: int, seed: int, width: int) -> CockedNet:
-    """A network trained on the crops, cocked and flat dice drawn equally often."""
-    rng = np.random.default_rng(seed)
-    torch.manual_seed(seed)
-    net = CockedNet(width)
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
-    y = np.array(ys)
-    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
-    batch = 64
-    net.train()
-    t0 = time.time()
-    for step in range(steps):
-        pick = np.concatenate([rng.choice(pos, batch // 2), rng.choice(neg, batch // 2)])
-        x = torch.from_numpy(cocked_input([augment(crops[i], rng) for i in pick]))
-        target = torch.from_numpy(y[pick].astype(np.float32))[:, None]
-        loss = F.binary_cross_entropy_with_logits(net(x), target)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        if step % 200 == 0 or step == steps - 1:
-            print(f"step {step:5d} loss {loss.item():.3f} ({time.time() - t0:.0f} s)", flush=True)
-    net.eval()
-    return net
-
-
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--scenes", type=Path, action="append", required=True, help="rendered training scenes (repeatable)")
-    ap.add_argument("--photos", type=Path, action="append", default=[],
-                    help="real labelled dice photos whose trained part is learned as flat dice (repeatable)")
-    ap.add_argument("--out", type=Path, default=ROOT / "vision" / "models")
-    ap.add_argument("--steps", type=int, default=3000)
-    ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--width", type=int, default=16)
-    ap.add_argument("--crop-side", type=int, default=CROP_SIDE, help="the network's input side, pixels")
-    ap.add_argument("--context", type=float, default=CONTEXT, help="crop side over the die box's side")
-    args = ap.parse_args(argv)
-    cv2.setNumThreads(1)
-    for folder in args.scenes:
-        if any(folder.resolve() == (ROOT / m).resolve() for m in MEASURED):
-            ap.error(f"{folder} is measured on, never learned from")
-    crops: list[np.ndarray] = []
-    ys: list[int] = []
-    for folder, photos in [(f, False) for f in args.scenes] + [(f, True) for f in args.photos]:
-        c, y = examples(folder, photos, args.crop_side, args.context)
-        crops += c
-        ys += y
-        print(f"{folder}: {sum(y)} cocked and {len(y) - sum(y)} flat dice found", flush=True)
-    if not 0 < sum(ys) < len(ys):
-        ap.error("the scenes must hold both cocked and flat dice the finder finds")
-    net = train(crops, ys, args.steps, args.seed, args.width)
-    args.out.mkdir(parents=True, exist_ok=True)
-    onnx_path = args.out / COCKED_MODEL
-    torch.onnx.export(net, torch.zeros(1, 3, args.crop_side, args.crop_side), str(onnx_path), input_names=["crops"],
-                      output_names=["cocked_logit"], dynamic_axes={"crops": {0: "n"}, "cocked_logit": {0: "n"}},
-                      opset_version=13, dynamo=False)
-    meta = {"crop_side": args.crop_side, "context": args.context, "width": args.width, "steps": args.steps, "seed": args.seed,
-            "scenes": [str(s) for s in args.scenes], "photos": [str(p) for p in args.photos], "examples": {"cocked": sum(ys), "flat": len(ys) - sum(ys)},
-            "trained_by": "tools/train_cocked.py (see its docstring)"}
-    onnx_path.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
-    print(f"wrote {onnx_path}")
-    return 0
+    return main_for(__doc__ or "", COCKED_MODEL, examples, ("cocked dice", "flat dice"),
+                    "tools/train_cocked.py (see its docstring)", CROP_SIDE, CONTEXT,
+                    "real labelled dice photos whose trained part is learned as flat dice (repeatable)", argv)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,84 @@
+"""Small yes-or-no networks over square crops of the frame, run with OpenCV's DNN module.
+
+The cocked-die check (``vision.cocked``) and the coin-on-edge check (``vision.edge_coins``)
+each look at a square around an object, some multiple (the context) of its size, scaled to a
+few pixels, and give one logit. Trained by ``tools/train_cocked.py`` and
+``tools/train_edge_coins.py`` (with ``tools/_check_training.py``); each model file's
+``.json`` beside it names the crop it was trained on.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision._dice_net import crop_patch, reader_input
+from vision._dnn import load_onnx
+
+Spot = tuple[float, float, float]
+"""(x, y, size): an object's centre and size (a die's box side, a coin's diameter), frame pixels."""
+
+_local = threading.local()
+
+
+@dataclass(frozen=True)
+class PatchCheck:
+    """A network and the crops it takes."""
+
+    net: cv2.dnn.Net
+    crop_side: int
+    """The network's input side, pixels."""
+    context: float
+    """Crop side over the object's size."""
+
+
+def load_check(path: Path, crop_side: int, context: float) -> PatchCheck | None:
+    """The network in ``path``, loaded once per thread, with the crop its ``.json`` names
+    (else ``crop_side`` and ``context``), or ``None`` when there is no such file.
+
+    :raises ValueError: for a ``.json`` that is not what training writes.
+    """
+    cache: dict[Path, PatchCheck | None] = _local.__dict__.setdefault("checks", {})
+    if path not in cache:
+        check = None
+        if path.is_file():
+            meta_path = path.with_suffix(".json")
+            if meta_path.is_file():
+                try:
+                    meta = json.loads(meta_path.read_text())
+                    crop_side, context = int(meta["crop_side"]), float(meta["context"])
+                except (ValueError, KeyError, TypeError) as exc:
+                    raise ValueError(f"{meta_path}: needs numbers crop_side and context ({exc})") from None
+                if crop_side < 8 or not context >= 1.0:
+                    raise ValueError(f"{meta_path}: crop_side must be at least 8 and context at least 1, "
+                                     f"got {crop_side} and {context}")
+            check = PatchCheck(load_onnx(path), crop_side, context)
+        cache[path] = check
+    return cache[path]
+
+
+def patches(frame: npt.NDArray[np.uint8], spots: Sequence[Spot], crop_side: int, context: float) -> list[npt.NDArray[np.uint8]]:
+    """One ``crop_side`` square crop per spot: its centre, ``context`` times its size."""
+    return [crop_patch(frame, x, y, context * size, size=crop_side) for x, y, size in spots]
+
+
+def check_input(crops: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float32]:
+    """The crops as a network's NCHW input, each standardised by its own mean and spread."""
+    return reader_input(crops)
+
+
+def probability(check: PatchCheck, frame: npt.NDArray[np.uint8], spots: Sequence[Spot]) -> npt.NDArray[np.float32]:
+    """The network's probability for each spot (one batch)."""
+    if not spots:
+        return np.zeros(0, np.float32)
+    check.net.setInput(check_input(patches(frame, spots, check.crop_side, check.context)))
+    logits = np.asarray(check.net.forward(), np.float32).reshape(-1)
+    out: npt.NDArray[np.float32] = (1.0 / (1.0 + np.exp(-logits))).astype(np.float32)
+    return out
