@@ -635,7 +635,7 @@ def tilted_coins(
     ):
         if not lo <= major <= hi:
             continue
-        kind = _kind_by_length(major, mm_per_px)
+        kind = _kind_by_length(major, mm_per_px, params.kinds)
         flag = "on_edge" if minor / major < params.on_edge_ratio else "leaning"
         half = major / 2
         bbox = (int(round(x - half)), int(round(y - half)), int(round(major)), int(round(major)))
@@ -653,13 +653,17 @@ def tilted_coins(
     return out
 
 
-def _kind_by_length(length_px: float, mm_per_px: float | None) -> str:
-    """The denomination whose diameter is nearest a tilted coin's long axis, or a penny when
-    the scale is unknown (its size then says little)."""
+def _kind_by_length(length_px: float, mm_per_px: float | None, kinds: tuple[str, ...] | None) -> str:
+    """The denomination of a tilted coin: the table's one kind when it holds one (``kinds``),
+    else the one whose diameter is nearest the coin's long axis, or a penny when the scale is
+    unknown (its size then says little)."""
+    allowed = [k for k in COIN_DIAMETER_MM if kinds is None or k in kinds]
+    if len(allowed) == 1:
+        return allowed[0]
     if mm_per_px is None:
-        return "penny"
+        return "penny" if "penny" in allowed else allowed[0]
     d_mm = length_px * mm_per_px
-    return min(COIN_DIAMETER_MM, key=lambda k: abs(np.log(d_mm / COIN_DIAMETER_MM[k])))
+    return min(allowed, key=lambda k: abs(np.log(d_mm / COIN_DIAMETER_MM[k])))
 
 
 def coins_on_edge(
@@ -693,7 +697,7 @@ def coins_on_edge(
         half = length / 2
         out.append(
             Detection(
-                kind=_kind_by_length(length, mm_per_px),
+                kind=_kind_by_length(length, mm_per_px, params.kinds),
                 value=None,
                 bbox=(int(round(x - half)), int(round(y - half)), int(round(length)), int(round(length))),
                 confidence=0.0,

@@ -61,6 +61,9 @@ def test_a_coin_on_its_edge_is_reported_never_read() -> None:
     assert on_edge[0].extra["p_on_edge"] >= CoinParams().on_edge_at
     off, _ = find_coins(frame, replace(CoinParams(), on_edge_at=1.01))
     assert not [d for d in off if _near(d, coin)]
+    # On a table of pennies (Seven Pennies) it is a penny, whatever the length of its lit rim.
+    pennies, _ = find_coins(frame, replace(CoinParams(), kinds=("penny",)))
+    assert [d.kind for d in pennies if _near(d, coin)] == ["penny"]
 
 
 def test_without_its_model_file_there_is_no_check(tmp_path: Path) -> None:
