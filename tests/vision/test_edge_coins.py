@@ -66,6 +66,18 @@ def test_a_coin_on_its_edge_is_reported_never_read() -> None:
     assert [d.kind for d in pennies if _near(d, coin)] == ["penny"]
 
 
+def test_a_coin_alone_on_its_edge_is_looked_for_at_a_known_scale() -> None:
+    """dev_0057: a penny on its edge and no round coin to size it by. Without a scale nothing is
+    reported; at the table's scale (its markers') it is searched for at a coin's size, and found."""
+    entry = next(e for e in json.loads((SCENES / "dev" / "labels.json").read_text()) if e["image"] == "dev_0057.jpg")
+    (coin,) = [o for o in entry["objects"] if "on_edge" in o["flags"]]
+    frame = cv2.imread(str(SCENES / "dev" / "dev_0057.jpg"))
+    alone, _ = find_coins(frame)
+    assert alone == []
+    scaled, _ = find_coins(frame, mm_per_px=0.608)
+    assert [d.flags for d in scaled if _near(d, coin)] == [("on_edge",)]
+
+
 def test_without_its_model_file_there_is_no_check(tmp_path: Path) -> None:
     for path in MODEL_DIR.glob("coin_face.*"):
         shutil.copy(path, tmp_path / path.name)
