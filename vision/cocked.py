@@ -8,8 +8,8 @@ optional (``find_dice`` then relies on the reader's own "cocked" class).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import numpy.typing as npt

@@ -508,7 +508,8 @@ def find_coins(
         colour = colour[coin_like]
         out = ModelOutput(out.kind_prob[coin_like], out.face_prob[coin_like], out.embedding[coin_like])
         if not circles:
-            return _lone_coins_on_edge(frame, views, mm_per_px, params), mm_per_px
+            # No round coin after all: coins on their edge are sized by the scale, if known.
+            return coins_on_edge(frame, lab[:, :, 0], [], scale, mm_per_px, [], params), mm_per_px
     kind_prob = _reorder(out.kind_prob, meta.kinds)
     kind_prob = kind_prob / np.maximum(kind_prob.sum(axis=1, keepdims=True), 1e-9)
     face_prob = out.face_prob

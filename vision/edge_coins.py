@@ -12,8 +12,8 @@ model file is optional: without it none is reported.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import cv2
 import numpy as np
