@@ -103,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="Blender draws the settled scenes among the first N of each split (default: all; 0: none)")
     ap.add_argument("--samples", type=int, default=8,
                     help="Cycles samples per pixel, denoised (8: about 12 s a frame on 2 cores)")
+    ap.add_argument("--sheets", type=int, metavar="N",
+                    help="render N training sheets of dice (tools/fixturegen/sheets.py; Cycles only) into --out, "
+                         "which must lie outside fixtures/")
+    ap.add_argument("--sheet-kind", choices=["d6", "d8"], default="d8", help="the kind of die on the sheets")
     ap.add_argument("--missing", action="store_true", help="keep scenes already rendered by the renderer they need")
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--out", type=Path, default=ROOT / "fixtures")
@@ -115,6 +119,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.out.resolve().is_relative_to((ROOT / "fixtures").resolve()) or args.games or args.all:
             ap.error(f"--split {TRAIN_SPLIT} scenes are never committed: give --out outside fixtures/, without --all/--games")
     start = time.monotonic()
+    if args.sheets:
+        if args.out.resolve().is_relative_to((ROOT / "fixtures").resolve()):
+            ap.error("training sheets are never committed: give --out outside fixtures/")
+        from tools.fixturegen.sheets import build_sheets
+
+        build_sheets(args.out, args.work, args.seed, args.sheets, args.sheet_kind, args.samples)
     if args.all or args.scenes:
         build_scenes(args.out, args.work, args.seed, args.blender, args.only, splits, args.limit, args.missing, args.samples,
                      tuple(args.feature))

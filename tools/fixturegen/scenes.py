@@ -31,6 +31,10 @@ FEATURES = (
     "cocked_die", "outside_zone", "hand", "motion", "harsh_light", "no_markers", "distortion",
     "d8_dice", "all_denominations",
 )
+TRAIN_FEATURES = ("crowded_dice",)
+"""Features only a training split asks for (``force``), never drawn by chance: listing them in
+``FEATURES`` would change which features the committed scenes get. ``crowded_dice``: 10 more
+dice than usual (a training split rich in d8 gets three times the dice for each render)."""
 PLAYERS = (["Jess", "Kevin"], ["Ann", "Bo", "Cy"], ["A", "B"])
 SKINS = ((0.55, 0.65, 0.85), (0.35, 0.45, 0.62), (0.20, 0.28, 0.40), (0.62, 0.72, 0.88))
 
@@ -153,9 +157,9 @@ def sample_scene(index: int, split: str, seed: int, force: tuple[str, ...] = ())
     """The ``index``-th scene of ``split``; the same arguments always give the same scene.
 
     ``force`` adds features to every scene (a training split rich in, say, d8 dice)."""
-    unknown = set(force) - set(FEATURES)
+    unknown = set(force) - set(FEATURES) - set(TRAIN_FEATURES)
     if unknown:
-        raise ValueError(f"unknown scene features {sorted(unknown)}; known: {', '.join(FEATURES)}")
+        raise ValueError(f"unknown scene features {sorted(unknown)}; known: {', '.join(FEATURES + TRAIN_FEATURES)}")
     rng = random.Random(f"{seed}:{split}:{index}")
     feats = {FEATURES[(index * 3 + (split == "test")) % len(FEATURES)]} | set(force)
     if rng.random() < 0.6:
@@ -189,7 +193,8 @@ def sample_scene(index: int, split: str, seed: int, force: tuple[str, ...] = ())
             things.append(flat(spec, x, y, rng.uniform(0, 360)))
     if use_dice:
         kind = "d8" if "d8_dice" in feats else "d6"
-        for _ in range(rng.randint(2, 7)):
+        count = rng.randint(2, 7) + (10 if "crowded_dice" in feats else 0)
+        for _ in range(count):
             col = die_colour if rng.random() < 0.7 else rng.choice(list(textures.DIE_COLOURS))
             spec = random_die(rng, kind, oid(), col, pips, die_size if kind == "d6" else rng.choice([15.0, 17.0]))
             x, y = placer.free_spot(footprint(kind, spec["style"]), rng.choice(zone_ids))
