@@ -245,23 +245,63 @@ def fit_confident(data: Path, fixtures_dev: Path, params: DiceParams, wrong_shar
                 else:
                     ok = False
                 parts[part].append((float(d.extra["read_prob"]), ok))
-    best = 0.0
-    for part, rows in parts.items():
-        # Most probable first and, among reads of one (rounded) probability, the wrong ones
-        # first: a wrong read tied with a right one must not slip in under the right one's
-        # threshold (session 6's and the first session 7 fits let one in that way).
-        rows.sort(key=lambda r: (r[0], not r[1]), reverse=True)
-        # The most reads, from the top, of which at most the share are wrong.
-        t, wrong = 1.0, 0
-        for n, (prob, ok) in enumerate(rows, 1):
-            wrong += int(not ok)
-            if wrong <= wrong_share * n:
-                t = prob
-        kept = [ok for prob, ok in rows if prob >= t]
-        print(f"{part}: {len(rows)} reads; confident at {t:.4f}: {len(kept)} reads, "
-              f"{len(kept) - sum(kept)} wrong")
-        best = max(best, t)
+    best = max(_threshold(part, rows, wrong_share) for part, rows in parts.items())
     print(f"confident_at {best:.4f}")
+    return best
+
+
+def _threshold(part: str, rows: list[tuple[float, bool]], wrong_share: float) -> float:
+    """The lowest probability above which at most ``wrong_share`` of ``rows`` (probability,
+    right?) are wrong, counted from the most probable down; prints what it keeps."""
+    # Most probable first and, among reads of one (rounded) probability, the wrong ones
+    # first: a wrong read tied with a right one must not slip in under the right one's
+    # threshold (session 6's and the first session 7 fits let one in that way).
+    rows = sorted(rows, key=lambda r: (r[0], not r[1]), reverse=True)
+    # The most reads, from the top, of which at most the share are wrong.
+    t, wrong = 1.0, 0
+    for n, (prob, ok) in enumerate(rows, 1):
+        wrong += int(not ok)
+        if wrong <= wrong_share * n:
+            t = prob
+    kept = [ok for prob, ok in rows if prob >= t]
+    print(f"{part}: {len(rows)} reads; confident at {t:.4f}: {len(kept)} reads, {len(kept) - sum(kept)} wrong")
+    return t
+
+
+def fit_d8_confident(fixtures_dev: Path, params: DiceParams, wrong_share: float = 0.005) -> float:
+    """The lowest probability of an eight-sided die's face read by ``vision.d8_faces`` above
+    which at most ``wrong_share`` of those reads are wrong (not a d8, another face, a cocked
+    die) on the fixtures' dev scenes (never trained on), read as on any table and as on a
+    table of d8 only (the scenes' d6 then left out: such a table holds none), the stricter of
+    the two. Prints it and returns it."""
+    entries = json.loads((fixtures_dev / "labels.json").read_text())
+    best = 0.0
+    for table, kinds in (("any table", None), ("a table of d8", ("d8",))):
+        rows: list[tuple[float, bool]] = []
+        for e in entries:
+            dice = [o for o in e["objects"] if o["kind"] in ("d6", "d8")]
+            if not dice:
+                continue
+            img = cv2.imread(str(fixtures_dev / e["image"]), cv2.IMREAD_COLOR)
+            labels = [o for o in dice if not o.get("flags")]
+            others = [o for o in dice if o.get("flags")]
+            found = find_dice(img, replace(params, kinds=kinds))
+            by_found = {j: i for i, j in match(labels, found)}
+            rest = [j for j in range(len(found)) if j not in by_found]
+            on_other = {rest[j]: others[i] for i, j in match(others, [found[j] for j in rest])}
+            for j, d in enumerate(found):
+                face = d.extra["d8_face"]
+                if face is None:
+                    continue
+                if j in on_other and "cocked" not in on_other[j]["flags"]:
+                    continue  # moving or occluded: owed no read
+                lab = labels[by_found[j]] if j in by_found else None
+                if kinds is not None and lab is not None and lab["kind"] not in kinds:
+                    continue  # a table of d8 holds no d6: a d6 of the scene read as a d8 says nothing
+                ok = lab is not None and lab["kind"] == "d8" and int(lab["value"]) == face
+                rows.append((float(d.extra["read_prob"]), ok))
+        best = max(best, _threshold(f"fixtures dev, {table}", rows, wrong_share))
+    print(f"d8_confident_at {best:.4f}")
     return best
 
 
@@ -332,6 +372,8 @@ def main() -> None:
                     help="fit DiceParams.temperature on the trained part's matched reads, print it, stop")
     ap.add_argument("--fit-confident", action="store_true",
                     help="fit DiceParams.confident_at on the validation parts (at most 0.5%% wrong), print it, stop")
+    ap.add_argument("--fit-d8-confident", action="store_true",
+                    help="fit DiceParams.d8_confident_at on the fixtures' dev scenes (at most 0.5%% wrong), print it, stop")
     ap.add_argument("--threshold", type=float, help="override DiceParams.det_threshold (and det_threshold_scaled)")
     ap.add_argument("--long-sides", help="override DiceParams.det_long_sides, e.g. 512,192")
     ap.add_argument("--model-dir", type=Path, help="measure the dice models in this folder (default: the shipped ones)")
@@ -361,6 +403,9 @@ def main() -> None:
     entries = json.loads((args.data / "labels.json").read_text())
     if args.fit_confident:
         fit_confident(args.data, Path("fixtures/scenes/dev"), replace(params, confident_at=0.8))
+        return
+    if args.fit_d8_confident:
+        fit_d8_confident(Path("fixtures/scenes/dev"), params)
         return
     if args.fit_temperature:
         fit_temperature(args.data, entries, params)

@@ -1,9 +1,10 @@
-"""Small yes-or-no networks over square crops of the frame, run with OpenCV's DNN module.
+"""Small networks over square crops of the frame, run with OpenCV's DNN module.
 
 The cocked-die check (``vision.cocked``) and the coin-on-edge check (``vision.edge_coins``)
 each look at a square around an object, some multiple (the context) of its size, scaled to a
-few pixels, and give one logit. Trained by ``tools/train_cocked.py`` and
-``tools/train_edge_coins.py`` (with ``tools/_check_training.py``); each model file's
+few pixels, and give one logit (yes or no); the eight-sided dice's face reader
+(``vision.d8_faces``) gives one logit per face. Trained by ``tools/train_cocked.py``,
+``tools/train_edge_coins.py`` and ``tools/train_d8.py`` (with ``tools/_check_training.py``); each model file's
 ``.json`` beside it names the crop it was trained on.
 """
 
@@ -74,11 +75,27 @@ def check_input(crops: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float32]:
     return reader_input(crops)
 
 
+def logits(
+    check: PatchCheck, frame: npt.NDArray[np.uint8], spots: Sequence[Spot], outputs: int = 1, turns: int = 1
+) -> npt.NDArray[np.float32]:
+    """The network's ``outputs`` logits for each spot, shape (spots, outputs) (one batch); with
+    ``turns`` 2 or 4, averaged over the crop seen at that many quarter turns."""
+    if not spots:
+        return np.zeros((0, outputs), np.float32)
+    if turns not in (1, 2, 4):
+        raise ValueError(f"turns must be 1, 2 or 4, got {turns}")
+    crops = patches(frame, spots, check.crop_side, check.context)
+    turned = [np.ascontiguousarray(np.rot90(c, k * 4 // turns)) for k in range(turns) for c in crops]
+    check.net.setInput(check_input(turned))
+    out = np.asarray(check.net.forward(), np.float32)
+    if out.size != len(turned) * outputs:
+        raise ValueError(f"the network gave {out.size} numbers for {len(turned)} crops, not {outputs} each")
+    mean: npt.NDArray[np.float32] = out.reshape(turns, len(spots), outputs).mean(axis=0)
+    return mean
+
+
 def probability(check: PatchCheck, frame: npt.NDArray[np.uint8], spots: Sequence[Spot]) -> npt.NDArray[np.float32]:
     """The network's probability for each spot (one batch)."""
-    if not spots:
-        return np.zeros(0, np.float32)
-    check.net.setInput(check_input(patches(frame, spots, check.crop_side, check.context)))
-    logits = np.asarray(check.net.forward(), np.float32).reshape(-1)
-    out: npt.NDArray[np.float32] = (1.0 / (1.0 + np.exp(-logits))).astype(np.float32)
+    z = logits(check, frame, spots).reshape(-1)
+    out: npt.NDArray[np.float32] = (1.0 / (1.0 + np.exp(-z))).astype(np.float32)
     return out

@@ -8,7 +8,9 @@ Two small networks, trained by ``tools/train_dice.py`` and shipped in
    and looks closer beside a small die where another may hide (``DiceParams.close_look``);
 2. the reader looks at a small square crop of each found die, cut from the full-resolution
    frame, and says "not a die face", a six-sided die's face 1..6, and (a reader trained with
-   16 classes) an eight-sided die's face 1..8 by its numeral, or "cocked" (no face up).
+   16 classes) an eight-sided die's face 1..8 by its numeral, or "cocked" (no face up);
+3. for a die the reader takes for an eight-sided one, a third network (``vision.d8_faces``)
+   reads the numeral on a larger crop.
 
 Any colour, light or dark pips, touching dice: both networks learned with colour
 turned, swapped and inverted, and the finder separates touching dice by their centres.
@@ -47,6 +49,7 @@ from vision._dice_net import (
 )
 from vision._dnn import load_onnx
 from vision.cocked import cocked_net, cocked_probability
+from vision.d8_faces import d8_face_probabilities, d8_net
 from vision.types import DIE_KINDS, Detection
 
 CONFIDENT = 0.8
@@ -154,9 +157,21 @@ class DiceParams:
     at 0.9 / 0.95 / 0.98: cocked 17 / 17 / 16 of 22, flat dev dice flagged 16 / 11 / 7 of 822
     (at 0.98 the reader's 4, and 3 more, 2 of them beside a cocked die, whose throw is no good
     either), flat validation photos' dice 2 / 1 / 1 of 388."""
+    d8_confident_at: float = 0.9801
+    """The same as ``confident_at`` for an eight-sided die's face read by ``vision.d8_faces``:
+    its probability of the face, times the reader's that the die is a d8 (not a d6, not
+    cocked; 1 on a table of d8 only) and that it is a die at all. Fitted on the fixtures' dev
+    scenes, never trained on (``benchmarks/dice_bench.py --fit-d8-confident``, session 16):
+    at 0.9801 16 of 76 d8 read on a table of d8 and 21 on any table, none wrong."""
+    d8_turns: int = 1
+    """The d8 face reader sees each crop at this many quarter turns (1, 2 or 4), its logits
+    averaged. On the dev scenes' d8 its first choice was right for 78.9% / 80.3% / 84.2%
+    of them at 1 / 2 / 4 turns, but about as many were sure (12 / 12 / 13 at 0.99), and each
+    turn costs about 2 ms a die on one core: one."""
     model_dir: Path = MODEL_DIR
     """Folder with ``dice_finder.onnx``, ``dice_reader.onnx`` and ``dice_reader.json`` (and,
-    optionally, the cocked-die check's ``dice_cocked.onnx``)."""
+    optionally, the cocked-die check's ``dice_cocked.onnx`` and the d8 face reader's
+    ``dice_d8.onnx``)."""
     size_mm: tuple[float, float] = DIE_MM_RANGE
     """Box sizes in millimetres a found die may have when the scale is known (a table whose
     dice were learned narrows it: ``vision.enrol.DiceProfile``)."""
@@ -358,22 +373,30 @@ def find_dice(
         reads.sort(key=lambda r: -r[1])
     else:
         reads.sort(key=lambda r: (not r[0], -r[1]))
-    chosen = []
+    chosen: list[_Read] = []
     for r in reads:
         c = r[3]
         if any(_contains(k, c[:2]) or _contains(c, k[:2]) for k in kept):
             continue
         kept.append(c)
         chosen.append(r)
+    d8_reads = _d8_reads(frame, chosen, models.classes, allowed, params)
+    for i, (d8_face, d8_prob) in d8_reads.items():
+        # The eight-sided die's face, as the d8 reader read it, in place of the reader's.
+        readable, size, score, box, p, lg, face, _, _ = chosen[i]
+        chosen[i] = (d8_prob >= params.min_value_prob, size, score, box, p, lg, face,
+                     _rescale(d8_prob, params.d8_confident_at), d8_prob)
     sizes = [r[1] for r in chosen]
     median = float(np.median(sizes)) if len(sizes) >= 3 else 0.0
     sure = [readable and conf >= CONFIDENT for readable, _, _, _, _, _, _, conf, _ in chosen]
     p_cocked = _cocked_check(frame, [r[3] for r in chosen], sure, params)
-    for (readable, size, score, (cx, cy, w, h), p, lg, face, conf, read_prob), pc in zip(chosen, p_cocked):
+    for i, ((readable, size, score, (cx, cy, w, h), p, lg, face, conf, read_prob), pc) in enumerate(zip(chosen, p_cocked)):
         small = size < params.small_ratio * median
         if small:
             readable = False  # much smaller than its neighbours: most often a pip, so unsure
         kind, value, flags = _meaning(face, p, models.classes, params.kinds)
+        if i in d8_reads:
+            value = d8_reads[i][0]
         if models.classes == NUM_READ_CLASSES and params.kinds is not None and "d6" not in params.kinds:
             kind, value, readable = params.kinds[0], None, False  # found, but this reader cannot read a d8
         if not flags and pc >= params.cocked_at and not (readable and conf >= CONFIDENT):
@@ -406,10 +429,44 @@ def find_dice(
                     "read_class": read_class(face, models.classes)[0],
                     "much_smaller": small,
                     "p_cocked": round(float(pc), 3),
+                    "d8_face": d8_reads[i][0] if i in d8_reads else None,
                 },
             )
         )
     return found
+
+
+_Read = tuple[bool, float, float, tuple[float, float, float, float], FloatArray, FloatArray, int, float, float]
+"""A candidate's read in ``find_dice``: readable, size, finder score, box (centre x, y, width,
+height), the reader's probabilities and logits, its class, confidence and raw read probability."""
+
+
+def _d8_reads(
+    frame: npt.NDArray[np.uint8], chosen: list[_Read], classes: int, allowed: npt.NDArray[np.bool_], params: DiceParams
+) -> dict[int, tuple[int, float]]:
+    """For each chosen read (index) that the reader takes for an eight-sided die with a face up,
+    the d8 face reader's face and its probability of the read: the face's probability times
+    the reader's that the die is a d8 with some face up (among the table's kinds) and that it
+    is a die. Empty when the model folder has no d8 face reader or the reader knows no d8."""
+    if classes != READ_CLASSES_D8:
+        return {}
+    todo = []
+    for i, r in enumerate(chosen):
+        kind, _, flags = _meaning(r[6], r[4], classes, params.kinds)
+        if kind == "d8" and not flags:
+            todo.append(i)
+    net = d8_net(params.model_dir) if todo else None
+    if net is None:
+        return {}
+    faces = d8_face_probabilities(net, frame, [chosen[i][3] for i in todo], params.d8_turns)
+    out: dict[int, tuple[int, float]] = {}
+    for i, fp in zip(todo, faces):
+        p = chosen[i][4]
+        die = p[1:][allowed[1:]].sum()
+        d8 = p[D8_FIRST_CLASS:COCKED_CLASS][allowed[D8_FIRST_CLASS:COCKED_CLASS]].sum()
+        kind_prob = float(d8 / die) if die > 0 else 0.0
+        out[i] = (int(np.argmax(fp)) + 1, float(fp.max()) * kind_prob * float(1.0 - p[0]))
+    return out
 
 
 def _cocked_check(

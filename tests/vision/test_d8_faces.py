@@ -1,0 +1,134 @@
+"""The eight-sided dice's face reader (``vision.d8_faces``; SPD-1 with ``spd.faces = 8``): what
+it looks at, that only dice the reader takes for a d8 are read by it, that without its model
+file a d8's face is left to the players, and floors on the rendered fixtures' held-back scenes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision._patch_check import logits
+from vision.d8_faces import CONTEXT, CROP_SIDE, D8_MODEL, FACES, d8_face_probabilities, d8_net, d8_patches
+from vision.dice import CONFIDENT, MODEL_DIR, DiceParams, find_dice
+
+SCENES = Path(__file__).resolve().parents[2] / "fixtures" / "scenes"
+EIGHTS = DiceParams(kinds=("d8",))
+
+
+def _scenes(part: str) -> list[tuple[str, np.ndarray, list[dict]]]:
+    """The scenes of ``part`` that hold a flat d8, with every die of each."""
+    out = []
+    for e in json.loads((SCENES / part / "labels.json").read_text()):
+        dice = [o for o in e["objects"] if o["kind"] in ("d6", "d8")]
+        if any(o["kind"] == "d8" and not o["flags"] for o in dice):
+            img = cv2.imread(str(SCENES / part / e["image"]), cv2.IMREAD_COLOR)
+            assert img is not None, e["image"]
+            out.append((e["image"], img, dice))
+    return out
+
+
+def _at(found: list, box: list[int]) -> object | None:
+    x, y, w, h = box
+    inside = [d for d in found if x <= d.center[0] <= x + w and y <= d.center[1] <= y + h]
+    return min(inside, key=lambda d: abs(d.center[0] - x - w / 2) + abs(d.center[1] - y - h / 2)) if inside else None
+
+
+def test_a_crop_is_centred_on_the_die_and_a_little_larger() -> None:
+    """``CONTEXT`` times the box's longer side: a 40 px die fills all but the crop's rim."""
+    frame = np.zeros((200, 200, 3), np.uint8)
+    frame[80:120, 80:120] = 255
+    (crop,) = d8_patches(frame, [(100.0, 100.0, 40.0, 32.0)])
+    assert crop.shape == (CROP_SIDE, CROP_SIDE, 3)
+    assert abs((crop[..., 0] > 127).mean() - 1 / CONTEXT**2) < 0.05
+    assert crop[CROP_SIDE // 2, CROP_SIDE // 2, 0] == 255 and crop[0, 0, 0] == 0
+
+
+def test_face_probabilities_are_one_row_of_eight_per_box() -> None:
+    net = d8_net(MODEL_DIR)
+    assert net is not None
+    frame = np.full((120, 160, 3), 90, np.uint8)
+    probs = d8_face_probabilities(net, frame, [(40.0, 40.0, 30.0, 30.0), (100.0, 60.0, 24.0, 28.0)])
+    assert probs.shape == (2, FACES)
+    assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-5) and (probs >= 0).all()
+    assert d8_face_probabilities(net, frame, []).shape == (0, FACES)
+
+
+def test_a_network_with_the_wrong_number_of_outputs_is_named() -> None:
+    """The cocked-die check gives one logit a crop, not eight: asking it for faces is an error."""
+    from vision.cocked import cocked_net
+
+    check = cocked_net(MODEL_DIR)
+    assert check is not None
+    with pytest.raises(ValueError, match="1 numbers for 1 crops, not 8 each"):
+        logits(check, np.zeros((64, 64, 3), np.uint8), [(32.0, 32.0, 20.0)], FACES)
+
+
+def test_without_its_model_file_a_d8_face_is_left_to_the_players(tmp_path: Path) -> None:
+    """A model folder without ``dice_d8.onnx``: every d8 is found as before, but none is read
+    surely (the reader alone reads numerals too small to be sure of), and the dice the reader
+    takes for six-sided ones are read exactly as with it."""
+    for name in ("dice_finder.onnx", "dice_reader.onnx", "dice_reader.json", "dice_cocked.onnx", "dice_cocked.json"):
+        shutil.copy(MODEL_DIR / name, tmp_path / name)
+    assert d8_net(tmp_path) is None
+    name, frame, _ = _scenes("dev")[0]
+    without = find_dice(frame, DiceParams(model_dir=tmp_path))
+    shipped = find_dice(frame)
+    assert [d.bbox for d in without] == [d.bbox for d in shipped], name
+    assert any(d.kind == "d8" for d in shipped)
+    for a, b in zip(without, shipped):
+        assert a.extra["d8_face"] is None
+        if b.kind == "d6":
+            assert (a.value, a.confidence) == (b.value, b.confidence)
+        else:
+            assert b.extra["d8_face"] is not None or b.flags
+
+
+def test_a_model_description_that_is_not_what_training_writes_is_named(tmp_path: Path) -> None:
+    shutil.copy(MODEL_DIR / D8_MODEL, tmp_path / D8_MODEL)
+    (tmp_path / "dice_d8.json").write_text('{"crop_side": 48}')
+    with pytest.raises(ValueError, match="dice_d8.json: needs numbers crop_side and context"):
+        d8_net(tmp_path)
+
+
+def test_held_back_fixtures_read_d8_faces_and_are_sure_only_when_right() -> None:
+    """On the held-back rendered scenes, on a table of d8 (SPD-1, ``spd.faces = 8``) and on one
+    of any dice: most d8 faces are read right, and no face is read surely that the die does not
+    show; a six-sided die is never read surely as a d8. Floors well below the benchmark
+    (BENCHMARKS.md, dice: fixtures test, d8)."""
+    d8 = right = sure_right = confident_wrong = 0
+    for _, img, dice in _scenes("test"):
+        on_d8_table, on_any_table = find_dice(img, EIGHTS), find_dice(img)
+        for o in dice:
+            d = _at(on_any_table, o["bbox"])
+            if o["kind"] == "d6" and d is not None and d.kind == "d8":  # type: ignore[attr-defined]
+                confident_wrong += int(d.confidence >= CONFIDENT)  # type: ignore[attr-defined]
+            if o["kind"] != "d8" or o["flags"]:
+                continue
+            d8 += 1
+            for found in (on_d8_table, on_any_table):
+                d = _at(found, o["bbox"])
+                if d is None or d.value is None:  # type: ignore[attr-defined]
+                    continue
+                ok = d.kind == "d8" and d.value == int(o["value"])  # type: ignore[attr-defined]
+                sure = d.confidence >= CONFIDENT  # type: ignore[attr-defined]
+                if found is on_d8_table:
+                    right += int(ok)
+                sure_right += int(ok and sure and found is on_d8_table)
+                confident_wrong += int(sure and not ok)
+    assert d8 >= 40
+    assert right / d8 >= FLOOR_D8_RIGHT
+    assert sure_right / d8 >= FLOOR_D8_SURE_RIGHT
+    assert confident_wrong <= CEILING_CONFIDENT_WRONG
+
+
+# Measured when committed (BENCHMARKS.md, session 16): on a table of d8, 33 of 54 d8 read
+# right (61%; the face reader's first choice is right for 79%, the rest unsure) and 11 of them
+# surely, none read surely wrong on either table. Floors well below.
+FLOOR_D8_RIGHT = 0.45
+FLOOR_D8_SURE_RIGHT = 0.08
+CEILING_CONFIDENT_WRONG = 1
