@@ -14,6 +14,8 @@ referee reads its calibrated table: ``fixtures/test scaled``): recall, precision
 accuracy, share of dice read right, confident wrong reads, a confusion matrix, the share of
 cocked dice reported cocked (and how many flat dice are flagged cocked: the players are asked
 about those, since only a sure flag rules), and the median milliseconds per 1280x960 frame on one core.
+``--fit-confident`` and ``--fit-d8-confident`` fit the thresholds of a sure read
+(``DiceParams.confident_at``, ``DiceParams.d8_confident_at``) on the validation parts and stop.
 With ``--failures`` it writes one overlay picture per photo with a failure
 (blue: label, green: confident read, orange: unsure read, red cross: missed).
 """

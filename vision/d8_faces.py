@@ -1,8 +1,8 @@
 """Which face an eight-sided die shows: read from the numeral on its top face.
 
 The dice reader (``vision.dice``) finds eight-sided dice and tells them from six-sided ones,
-but its 40-pixel crop of a whole die leaves the numeral a few pixels tall, and it rarely
-reads it. This small network (``tools/train_d8.py``) looks again, at a larger crop of each die
+but its 40-pixel crop of a whole die leaves the numeral a few pixels tall, and it never
+reads it surely. This small network (``tools/train_d8.py``) looks again, at a larger crop of each die
 the reader took for a d8, and gives one logit per face 1..8. Run with OpenCV's DNN module;
 the model file is optional (``find_dice`` then leaves a d8's face to the players).
 """
@@ -55,6 +55,8 @@ def d8_face_probabilities(
     """For each die box, the probability of each face 1..8 (shape: boxes x 8; one batch), the
     logits averaged over ``turns`` (1, 2 or 4) quarter turns of the crop."""
     z = logits(net, frame, _spots(boxes), FACES, turns)
-    e = np.exp(z - z.max(axis=1, keepdims=True)) if len(z) else z
-    out: npt.NDArray[np.float32] = (e / e.sum(axis=1, keepdims=True)).astype(np.float32) if len(z) else z
+    if not len(z):
+        return z
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    out: npt.NDArray[np.float32] = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
     return out
