@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from vision.types import Detection
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 SPLITS = ("dev", "test")
 COIN_KINDS = ("penny", "nickel", "dime", "quarter")
@@ -117,3 +119,11 @@ def image_to_table(label: dict[str, Any], points: np.ndarray) -> np.ndarray:
     mapped = und @ homography(label).T
     table: np.ndarray = mapped[:, :2] / mapped[:, 2:3]
     return table
+
+
+def detection_at(found: list[Detection], box: list[int]) -> Detection | None:
+    """The detection whose centre lies in the labelled ``box`` (x, y, w, h), the nearest the
+    box's centre when several do, or ``None``."""
+    x, y, w, h = box
+    inside = [d for d in found if x <= d.center[0] <= x + w and y <= d.center[1] <= y + h]
+    return min(inside, key=lambda d: abs(d.center[0] - x - w / 2) + abs(d.center[1] - y - h / 2)) if inside else None

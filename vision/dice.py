@@ -293,8 +293,8 @@ def find_dice(
     candidate centred in one is not read. The frame is not modified.
 
     :raises ValueError: if ``frame`` is not a uint8 array of shape (H, W, 3) or (H, W),
-        ``mm_per_px`` is not positive, or ``params`` names no known kind of die or a closer
-        look the finder cannot take.
+        ``mm_per_px`` is not positive, or ``params`` names no known kind of die, a closer
+        look the finder cannot take or a number of turns the d8 reader cannot make.
     """
     frame = _check_frame(frame)
     if mm_per_px is not None and not mm_per_px > 0:
@@ -302,6 +302,8 @@ def find_dice(
     if params.close_look > 1.0 and (params.close_look_px <= 0 or params.close_look_px % 32):
         # The finder halves its input five times: a square must be a multiple of 32.
         raise ValueError(f"DiceParams.close_look_px must be a positive multiple of 32, got {params.close_look_px}")
+    if params.d8_turns not in (1, 2, 4):
+        raise ValueError(f"DiceParams.d8_turns must be 1, 2 or 4, got {params.d8_turns}")
     if params.kinds is not None and (not params.kinds or set(params.kinds) - set(DIE_KINDS)):
         raise ValueError(f"DiceParams.kinds must name some of {', '.join(DIE_KINDS)}, got {params.kinds!r}")
     models = _nets(params.model_dir)

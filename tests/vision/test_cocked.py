@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.fixtures_support import detection_at
 from vision.cocked import COCKED_MODEL, CONTEXT, CROP_SIDE, cocked_net, cocked_patches, cocked_probability
 from vision.dice import CONFIDENT, MODEL_DIR, DiceParams, find_dice
 
@@ -24,12 +25,6 @@ def _dev(name: str) -> tuple[np.ndarray, list[dict]]:
     frame = cv2.imread(str(DEV_SCENES / name), cv2.IMREAD_COLOR)
     assert frame is not None, name
     return frame, [o for o in labels[name]["objects"] if o["kind"] in ("d6", "d8")]
-
-
-def _at(found: list, box: list[int]) -> object | None:
-    x, y, w, h = box
-    inside = [d for d in found if x <= d.center[0] <= x + w and y <= d.center[1] <= y + h]
-    return min(inside, key=lambda d: abs(d.center[0] - x - w / 2) + abs(d.center[1] - y - h / 2)) if inside else None
 
 
 def test_a_crop_holds_the_die_and_the_ground_around_it() -> None:
@@ -76,16 +71,16 @@ def test_a_die_cocked_against_another_is_reported_cocked_and_the_one_beneath_is_
     frame, dice = _dev("dev_0095.jpg")
     cocked = [o for o in dice if "cocked" in o["flags"]]
     assert len(cocked) == 1
-    reader_only = _at(find_dice(frame, DiceParams(cocked_at=1.01)), cocked[0]["bbox"])
+    reader_only = detection_at(find_dice(frame, DiceParams(cocked_at=1.01)), cocked[0]["bbox"])
     checked = find_dice(frame)
-    d = _at(checked, cocked[0]["bbox"])
-    assert reader_only is not None and "cocked" not in reader_only.flags  # type: ignore[attr-defined]
-    assert d is not None and d.flags == ("cocked",) and d.value is None  # type: ignore[attr-defined]
-    assert d.extra["p_cocked"] >= DiceParams().cocked_at  # type: ignore[attr-defined]
+    d = detection_at(checked, cocked[0]["bbox"])
+    assert reader_only is not None and "cocked" not in reader_only.flags
+    assert d is not None and d.flags == ("cocked",) and d.value is None
+    assert d.extra["p_cocked"] >= DiceParams().cocked_at
     for o in dice:
         if not o["flags"]:
-            flat = _at(checked, o["bbox"])
-            assert flat is None or "cocked" not in flat.flags  # type: ignore[attr-defined]
+            flat = detection_at(checked, o["bbox"])
+            assert flat is None or "cocked" not in flat.flags
 
 
 def test_probabilities_for_no_boxes_are_empty() -> None:

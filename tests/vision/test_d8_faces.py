@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.fixtures_support import detection_at
 from vision._patch_check import logits
 from vision.d8_faces import CONTEXT, CROP_SIDE, D8_MODEL, FACES, d8_face_probabilities, d8_net, d8_patches
 from vision.dice import CONFIDENT, MODEL_DIR, DiceParams, find_dice
@@ -30,12 +31,6 @@ def _scenes(part: str) -> list[tuple[str, np.ndarray, list[dict]]]:
             assert img is not None, e["image"]
             out.append((e["image"], img, dice))
     return out
-
-
-def _at(found: list, box: list[int]) -> object | None:
-    x, y, w, h = box
-    inside = [d for d in found if x <= d.center[0] <= x + w and y <= d.center[1] <= y + h]
-    return min(inside, key=lambda d: abs(d.center[0] - x - w / 2) + abs(d.center[1] - y - h / 2)) if inside else None
 
 
 def test_a_crop_is_centred_on_the_die_and_a_little_larger() -> None:
@@ -88,6 +83,16 @@ def test_without_its_model_file_a_d8_face_is_left_to_the_players(tmp_path: Path)
             assert b.extra["d8_face"] is not None or b.flags
 
 
+def test_a_number_of_turns_the_reader_cannot_make_is_named_before_any_read() -> None:
+    """Even a frame with no die at all: the mistake is in the settings, not in the table."""
+    with pytest.raises(ValueError, match="d8_turns must be 1, 2 or 4, got 3"):
+        find_dice(np.zeros((64, 64, 3), np.uint8), DiceParams(d8_turns=3))
+    net = d8_net(MODEL_DIR)
+    assert net is not None
+    with pytest.raises(ValueError, match="turns must be 1, 2 or 4, got 3"):
+        d8_face_probabilities(net, np.zeros((64, 64, 3), np.uint8), [(32.0, 32.0, 20.0, 20.0)], turns=3)
+
+
 def test_a_model_description_that_is_not_what_training_writes_is_named(tmp_path: Path) -> None:
     shutil.copy(MODEL_DIR / D8_MODEL, tmp_path / D8_MODEL)
     (tmp_path / "dice_d8.json").write_text('{"crop_side": 48}')
@@ -104,18 +109,18 @@ def test_held_back_fixtures_read_d8_faces_and_are_sure_only_when_right() -> None
     for _, img, dice in _scenes("test"):
         on_d8_table, on_any_table = find_dice(img, EIGHTS), find_dice(img)
         for o in dice:
-            d = _at(on_any_table, o["bbox"])
-            if o["kind"] == "d6" and d is not None and d.kind == "d8":  # type: ignore[attr-defined]
-                confident_wrong += int(d.confidence >= CONFIDENT)  # type: ignore[attr-defined]
+            d = detection_at(on_any_table, o["bbox"])
+            if o["kind"] == "d6" and d is not None and d.kind == "d8":
+                confident_wrong += int(d.confidence >= CONFIDENT)
             if o["kind"] != "d8" or o["flags"]:
                 continue
             d8 += 1
             for found in (on_d8_table, on_any_table):
-                d = _at(found, o["bbox"])
-                if d is None or d.value is None:  # type: ignore[attr-defined]
+                d = detection_at(found, o["bbox"])
+                if d is None or d.value is None:
                     continue
-                ok = d.kind == "d8" and d.value == int(o["value"])  # type: ignore[attr-defined]
-                sure = d.confidence >= CONFIDENT  # type: ignore[attr-defined]
+                ok = d.kind == "d8" and d.value == int(o["value"])
+                sure = d.confidence >= CONFIDENT
                 if found is on_d8_table:
                     right += int(ok)
                 sure_right += int(ok and sure and found is on_d8_table)

@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.fixtures_support import detection_at
 from vision._dice_net import COCKED_CLASS, D8_FIRST_CLASS, READ_CLASSES_D8, read_class
 from vision.dice import CONFIDENT, DiceParams, _meaning, find_dice
 
@@ -54,12 +55,6 @@ def _fixture_dice() -> list[tuple[np.ndarray, list[dict]]]:
     return out
 
 
-def _at(found: list, box: list[int]) -> object | None:
-    x, y, w, h = box
-    inside = [d for d in found if x <= d.center[0] <= x + w and y <= d.center[1] <= y + h]
-    return min(inside, key=lambda d: abs(d.center[0] - x - w / 2) + abs(d.center[1] - y - h / 2)) if inside else None
-
-
 def test_held_back_fixtures_find_d8_and_never_read_cocked_dice_surely() -> None:
     """On the held-back rendered scenes: eight-sided dice are found, and on a table of d8
     (SPD-1, ``spd.faces = 8``) read as d8, never with a confident face they do not show; a
@@ -73,20 +68,20 @@ def test_held_back_fixtures_find_d8_and_never_read_cocked_dice_surely() -> None:
         on_d8_table = find_dice(img, eights)
         assert all(d.kind == "d8" for d in on_d8_table)
         for o in dice:
-            d = _at(found, o["bbox"])
+            d = detection_at(found, o["bbox"])
             if o["kind"] == "d8" and not o["flags"]:
                 d8 += 1
-                e = _at(on_d8_table, o["bbox"])
+                e = detection_at(on_d8_table, o["bbox"])
                 d8_found += int(e is not None)
-                if e is not None and e.confidence >= CONFIDENT:  # type: ignore[attr-defined]
-                    confident_wrong += int(e.value != int(o["value"]))  # type: ignore[attr-defined]
+                if e is not None and e.confidence >= CONFIDENT:
+                    confident_wrong += int(e.value != int(o["value"]))
             if not o["flags"]:
                 flat += 1
-                flat_flagged += int(d is not None and "cocked" in d.flags)  # type: ignore[attr-defined]
+                flat_flagged += int(d is not None and "cocked" in d.flags)
             if "cocked" in o["flags"]:
                 cocked += 1
-                cocked_reported += int(d is not None and "cocked" in d.flags)  # type: ignore[attr-defined]
-                if d is not None and d.confidence >= CONFIDENT and d.value is not None:  # type: ignore[attr-defined]
+                cocked_reported += int(d is not None and "cocked" in d.flags)
+                if d is not None and d.confidence >= CONFIDENT and d.value is not None:
                     confident_wrong += 1
     assert d8 >= 40 and cocked >= 8
     assert d8_found / d8 >= FLOOR_D8_FOUND

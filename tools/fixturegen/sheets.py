@@ -26,6 +26,11 @@ GRID = 4
 """Dice along each side of a sheet."""
 
 
+def sheet_name(index: int) -> str:
+    """The ``index``-th sheet's name (its picture is the name with ``.jpg``)."""
+    return f"sheet_{index:05d}"
+
+
 def dice_sheet(index: int, seed: int, kind: str = "d8") -> Scene:
     """The ``index``-th sheet of ``kind`` dice; the same arguments always give the same sheet.
 
@@ -62,7 +67,7 @@ def dice_sheet(index: int, seed: int, kind: str = "d8") -> Scene:
     window = dataclasses.replace(cam, width=SHEET_PX, height=SHEET_PX, cx=cam.cx - x0, cy=cam.cy - y0)
     cloth = rng.choice(list(textures.CLOTHS))
     return Scene(
-        name=f"sheet_{index:05d}",
+        name=sheet_name(index),
         game=game,
         zones=zones,
         cloth=cloth,
@@ -102,5 +107,5 @@ def build_sheets(out: Path, work: Path, seed: int, count: int, kind: str = "d8",
         label["split"], label["format"] = "train", FORMAT
         sidecar.write_text(json.dumps(label))
         print(f"sheet {i:5d} {secs:5.1f}s", flush=True)
-    labels = [json.loads((side / f"{dice_sheet(i, seed, kind).name}.json").read_text()) for i in range(count)]
+    labels = [json.loads((side / f"{sheet_name(i)}.json").read_text()) for i in range(count)]
     write_json(out / "labels.json", labels)
