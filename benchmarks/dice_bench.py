@@ -381,6 +381,8 @@ def main() -> None:
     ap.add_argument("--model-dir", type=Path, help="measure the dice models in this folder (default: the shipped ones)")
     ap.add_argument("--confident-at", type=float, help="override DiceParams.confident_at")
     ap.add_argument("--coarse-min-side", type=float, help="override DiceParams.coarse_min_side")
+    ap.add_argument("--wider-look", type=float, help="override DiceParams.wider_look (1: off)")
+    ap.add_argument("--wider-look-read", type=float, help="override DiceParams.wider_look_read")
     ap.add_argument("--turns", type=int, help="override DiceParams.reader_turns (1, 2 or 4)")
     ap.add_argument("--temperature", type=float, help="override DiceParams.temperature")
     args = ap.parse_args()
@@ -400,6 +402,10 @@ def main() -> None:
         params = replace(params, coarse_min_side=args.coarse_min_side)
     if args.turns is not None:
         params = replace(params, reader_turns=args.turns)
+    if args.wider_look is not None:
+        params = replace(params, wider_look=args.wider_look)
+    if args.wider_look_read is not None:
+        params = replace(params, wider_look_read=args.wider_look_read)
     if args.temperature is not None:
         params = replace(params, temperature=args.temperature)
     entries = json.loads((args.data / "labels.json").read_text())

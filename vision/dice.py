@@ -122,6 +122,19 @@ class DiceParams:
     """Below this raw read probability (face times "is a die"), ``value`` is ``None`` (unsure)."""
     overlap_iou: float = 0.5
     """Two candidates overlapping more than this are one die."""
+    wider_look: float = 1.6
+    """A candidate the reader finds no die in is read again in a box this many times as large,
+    and kept, with that box, where the reader is sure enough of a read there
+    (``wider_look_read``): the finder sometimes boxes only the middle of a die (its top face,
+    or the pip of a "1"), too tight a crop for the reader to see a die. On the dev scenes at
+    their scale, keeping every wider box the reader found a die in, 7 of the 15 flat d6 missed
+    were found (1.4 and 1.8 the same), but so were printed marks. 1 turns it off."""
+    wider_look_read: float = 0.97
+    """The wider box is kept only when the reader's probability of its likeliest read (a face,
+    or cocked) is at least this. At 0.9 it also took a moving coin and a penny for a "1" on the
+    held-back scenes (read alone, without the coins' places); at 0.97 no false die, with dice
+    read right on dice-rune55's validation photos 83.2% -> 83.4% and on the dev scenes at
+    their scale 736 -> 738 of 776 flat d6 (BENCHMARKS.md, session 17)."""
     temperature: float = 1.0
     """Softens the reader's face probabilities into calibrated confidences (fitted on the
     trained part of the photos by ``benchmarks/dice_bench.py --fit-temperature``)."""
@@ -308,7 +321,7 @@ def find_dice(
         raise ValueError(f"DiceParams.kinds must name some of {', '.join(DIE_KINDS)}, got {params.kinds!r}")
     models = _nets(params.model_dir)
     allowed = _allowed_classes(models.classes, params.kinds)
-    finder, reader = models.finder, models.reader
+    finder = models.finder
     threshold = params.det_threshold if mm_per_px is None else min(params.det_threshold, params.det_threshold_scaled)
     raw: list[tuple[float, tuple[float, float, float, float]]] = []
     shoulders: list[tuple[float, float, float]] = []
@@ -339,17 +352,12 @@ def find_dice(
             cands.append((score, c))
     if not cands:
         return []
-    patches = [crop_patch(frame, c[0], c[1], models.crop_scale * max(c[2], c[3]), size=models.crop_size)
-               for _, c in cands]
     turns = max(1, params.reader_turns)
     if turns not in (1, 2, 4):
         raise ValueError(f"reader_turns must be 1, 2 or 4, got {turns}")
-    step = 4 // turns
-    turned = [np.ascontiguousarray(np.rot90(pt, k * step)) for k in range(turns) for pt in patches]
-    reader.setInput(reader_input(turned))
-    logits = (
-        np.asarray(reader.forward(), np.float32).reshape(turns, len(cands), models.classes).mean(axis=0)
-    )
+    logits = _read_boxes(frame, models, [c for _, c in cands], turns)
+    if params.wider_look > 1.0:
+        _look_wider(frame, models, cands, logits, turns, params, mm_per_px, not_at)
     e = np.exp(logits - logits.max(axis=1, keepdims=True))
     probs = e / e.sum(axis=1, keepdims=True)
     found: list[Detection] = []
@@ -436,6 +444,58 @@ def find_dice(
             )
         )
     return found
+
+
+def _read_boxes(
+    frame: npt.NDArray[np.uint8], models: _Models, boxes: list[tuple[float, float, float, float]], turns: int
+) -> FloatArray:
+    """The reader's logits (boxes x classes) for each box (centre x, y, width, height), its crop
+    seen at ``turns`` quarter turns (1, 2 or 4) and the logits averaged."""
+    patches = [crop_patch(frame, b[0], b[1], models.crop_scale * max(b[2], b[3]), size=models.crop_size)
+               for b in boxes]
+    step = 4 // turns
+    turned = [np.ascontiguousarray(np.rot90(pt, k * step)) for k in range(turns) for pt in patches]
+    models.reader.setInput(reader_input(turned))
+    out: FloatArray = np.asarray(models.reader.forward(), np.float32).reshape(turns, len(boxes), models.classes).mean(axis=0)
+    return out
+
+
+def _look_wider(
+    frame: npt.NDArray[np.uint8],
+    models: _Models,
+    cands: list[tuple[float, tuple[float, float, float, float]]],
+    logits: FloatArray,
+    turns: int,
+    params: DiceParams,
+    mm_per_px: float | None,
+    not_at: Sequence[tuple[float, float, float]],
+) -> None:
+    """Read again, in a box ``params.wider_look`` times as large, each candidate the reader
+    finds no die in, and keep the wider box and its read where the reader finds a die there.
+
+    The finder sometimes boxes only the middle of a die (its top face, or the one pip of a
+    "1"), and a crop that tight holds no edge of the die: the reader calls it no die. Updates
+    ``cands`` and ``logits`` in place."""
+    rejected = []
+    for i, (_, (cx, cy, w, h)) in enumerate(cands):
+        if _not_die_prob(logits[i]) > params.not_die_max:
+            wider = (cx, cy, w * params.wider_look, h * params.wider_look)
+            if _may_be_die(wider, params, mm_per_px, not_at):
+                rejected.append((i, wider))
+    if not rejected:
+        return
+    again = _read_boxes(frame, models, [b for _, b in rejected], turns)
+    for (i, wider), lg in zip(rejected, again):
+        e = np.exp(lg - lg.max())
+        if float(e[1:].max() / e.sum()) >= params.wider_look_read:
+            cands[i] = (cands[i][0], wider)
+            logits[i] = lg
+
+
+def _not_die_prob(logits: FloatArray) -> float:
+    """The reader's probability that its crop holds no die face (class 0), from its logits."""
+    e = np.exp(logits - logits.max())
+    return float(e[0] / e.sum())
 
 
 _Read = tuple[bool, float, float, tuple[float, float, float, float], FloatArray, FloatArray, int, float, float]

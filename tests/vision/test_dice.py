@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.fixtures_support import detection_at
 from vision._coin_split import rendered_scale
 from vision._dice_net import PIPS
 from vision._dice_split import is_held_out
@@ -114,6 +115,36 @@ def test_touching_small_dice_are_found_by_the_closer_look(name: str) -> None:
     for scale in (None, rendered_scale(entry)):
         assert found_count(find_dice(img, DiceParams(close_look=0.0), mm_per_px=scale)) == len(flat) - 1
         assert found_count(find_dice(img, mm_per_px=scale)) == len(flat)
+
+
+@pytest.mark.parametrize(("name", "value"), [("dev_0193.jpg", 1), ("dev_0213.jpg", 2)])
+def test_a_die_boxed_too_tightly_is_read_in_a_wider_box(name: str, value: int) -> None:
+    """The finder boxes only the middle of these dice (the pip of a "1", half a "2"): a crop
+    that tight shows the reader no die. Read again in a box 1.6 times as large
+    (``wider_look``), each is found with its face, at the table's scale."""
+    entry = next(e for e in json.loads((DEV_SCENES / "labels.json").read_text()) if e["image"] == name)
+    img = cv2.imread(str(DEV_SCENES / name), cv2.IMREAD_COLOR)
+    assert img is not None
+    scale = rendered_scale(entry)
+    die = next(o for o in entry["objects"] if o["kind"] == "d6" and o["value"] == value and not o.get("flags")
+               and detection_at(find_dice(img, DiceParams(wider_look=1.0), mm_per_px=scale), o["bbox"]) is None)
+    read = detection_at(find_dice(img, mm_per_px=scale), die["bbox"])
+    assert read is not None and read.value == value
+    x, y, w, h = die["bbox"]
+    assert covers([read], x + w / 2, y + h / 2) and read.bbox[2] > 0.6 * w
+
+
+def test_a_wider_look_keeps_no_box_it_finds_no_sure_read_in() -> None:
+    """Printed letters looked at wider pass as some die but seldom as one read: a wider box is
+    kept only when the reader's likeliest read there reaches ``wider_look_read``. With that
+    at 1 nothing is ever kept, and the reads are those without the wider look."""
+    entry = next(e for e in json.loads((DEV_SCENES / "labels.json").read_text()) if e["image"] == "dev_0193.jpg")
+    img = cv2.imread(str(DEV_SCENES / "dev_0193.jpg"), cv2.IMREAD_COLOR)
+    scale = rendered_scale(entry)
+    assert img is not None
+    never = [d.bbox for d in find_dice(img, DiceParams(wider_look_read=1.01), mm_per_px=scale)]
+    assert never == [d.bbox for d in find_dice(img, DiceParams(wider_look=1.0), mm_per_px=scale)]
+    assert len(find_dice(img, mm_per_px=scale)) > len(never)
 
 
 def test_a_shoulder_is_heat_left_beside_a_peak() -> None:
