@@ -132,9 +132,9 @@ class DiceParams:
     wider_look_read: float = 0.97
     """The wider box is kept only when the reader's probability of its likeliest read (a face,
     or cocked) is at least this. At 0.9 it also took a moving coin and a penny for a "1" on the
-    held-back scenes (read alone, without the coins' places); at 0.97 no false die, with dice
-    read right on dice-rune55's validation photos 83.2% -> 83.4% and on the dev scenes at
-    their scale 736 -> 738 of 776 flat d6 (BENCHMARKS.md, session 17)."""
+    held-back scenes (read alone, without the coins' places). At 0.97 (BENCHMARKS.md, session
+    17): dice read right on dice-rune55's validation photos 83.2% -> 83.4%, on the dev scenes
+    at their scale 736 -> 738 of 776 flat d6, no false die on either, precision unchanged."""
     temperature: float = 1.0
     """Softens the reader's face probabilities into calibrated confidences (fitted on the
     trained part of the photos by ``benchmarks/dice_bench.py --fit-temperature``)."""
@@ -474,14 +474,19 @@ def _look_wider(
     finds no die in, and keep the wider box and its read where the reader finds a die there.
 
     The finder sometimes boxes only the middle of a die (its top face, or the one pip of a
-    "1"), and a crop that tight holds no edge of the die: the reader calls it no die. Updates
-    ``cands`` and ``logits`` in place."""
+    "1"), and a crop that tight holds no edge of the die: the reader calls it no die. A wider
+    box that holds the centre of a candidate the reader does take for a die is not read (that
+    die has its read). Updates ``cands`` and ``logits`` in place."""
+    is_die = [_not_die_prob(lg) <= params.not_die_max for lg in logits]
+    dice = [c for (_, c), ok in zip(cands, is_die) if ok]
     rejected = []
     for i, (_, (cx, cy, w, h)) in enumerate(cands):
-        if _not_die_prob(logits[i]) > params.not_die_max:
-            wider = (cx, cy, w * params.wider_look, h * params.wider_look)
-            if _may_be_die(wider, params, mm_per_px, not_at):
-                rejected.append((i, wider))
+        wider = (cx, cy, w * params.wider_look, h * params.wider_look)
+        # A die another candidate already reads is not looked for again.
+        if not is_die[i] and _may_be_die(wider, params, mm_per_px, not_at) and not any(
+            abs(d[0] - cx) < wider[2] / 2 and abs(d[1] - cy) < wider[3] / 2 for d in dice
+        ):
+            rejected.append((i, wider))
     if not rejected:
         return
     again = _read_boxes(frame, models, [b for _, b in rejected], turns)
