@@ -123,18 +123,30 @@ class DiceParams:
     overlap_iou: float = 0.5
     """Two candidates overlapping more than this are one die."""
     wider_look: float = 1.6
-    """A candidate the reader finds no die in is read again in a box this many times as large,
-    and kept, with that box, where the reader is sure enough of a read there
-    (``wider_look_read``): the finder sometimes boxes only the middle of a die (its top face,
-    or the pip of a "1"), too tight a crop for the reader to see a die. On the dev scenes at
-    their scale, keeping every wider box the reader found a die in, 7 of the 15 flat d6 missed
-    were found (1.4 and 1.8 the same), but so were printed marks. 1 turns it off."""
+    """A candidate the reader finds no die in, but not surely none, and smaller than the frame's
+    dice is read again in a box this many times as large, and kept, with that box, where the
+    reader is sure enough of a read there: the finder sometimes boxes only the middle of a die
+    (its top face, or the pip of a "1"), too tight a crop for the reader to see a die. On the
+    dev scenes at their scale, keeping every wider box the reader found a die in, 7 of the 15
+    flat d6 missed were found (1.4 and 1.8 the same), but so were printed marks. 1 turns it off."""
     wider_look_read: float = 0.97
     """The wider box is kept only when the reader's probability of its likeliest read (a face,
     or cocked) is at least this. At 0.9 it also took a moving coin and a penny for a "1" on the
     held-back scenes (read alone, without the coins' places). At 0.97 (BENCHMARKS.md, session
     17): dice read right on dice-rune55's validation photos 83.2% -> 83.4%, on the dev scenes
     at their scale 736 -> 738 of 776 flat d6, no false die on either, precision unchanged."""
+    wider_look_not_die: float = 0.98
+    """Only a candidate whose "no die" probability is below this is looked at wider, and
+    ``wider_look_below``: only one smaller than this share of the median side of the frame's
+    candidates the reader takes for dice (none without such a candidate). Both spare time:
+    every frame has candidates on printed marks that the reader rejects (6.9 a held-back scene,
+    1.6 times the crops read), and a second look at each cost about 3 ms a frame. On the dev
+    and held-back scenes (each read with and without its scale) and a third of dice-rune55, of
+    4,828 rejected candidates 6 were kept wider (the pip of a "1" 0.94 to 0.98 "no die", a
+    printed mark 0.99 and more); the two limits leave 15% of the 4,828 to read again, and 5 of
+    the 6 (the sixth, a die of its frame's size, is lost)."""
+    wider_look_below: float = 0.8
+    """See ``wider_look_not_die``."""
     temperature: float = 1.0
     """Softens the reader's face probabilities into calibrated confidences (fitted on the
     trained part of the photos by ``benchmarks/dice_bench.py --fit-temperature``)."""
@@ -471,19 +483,28 @@ def _look_wider(
     not_at: Sequence[tuple[float, float, float]],
 ) -> None:
     """Read again, in a box ``params.wider_look`` times as large, each candidate the reader
-    finds no die in, and keep the wider box and its read where the reader finds a die there.
+    finds no die in but not surely none (``wider_look_not_die``) and smaller than the frame's
+    dice (``wider_look_below``), and keep the wider box and its read where the reader is sure
+    enough of a read there (``wider_look_read``).
 
     The finder sometimes boxes only the middle of a die (its top face, or the one pip of a
     "1"), and a crop that tight holds no edge of the die: the reader calls it no die. A wider
     box that holds the centre of a candidate the reader does take for a die is not read (that
     die has its read). Updates ``cands`` and ``logits`` in place."""
-    is_die = [_not_die_prob(lg) <= params.not_die_max for lg in logits]
-    dice = [c for (_, c), ok in zip(cands, is_die) if ok]
+    not_die = [_not_die_prob(lg) for lg in logits]
+    dice = [c for (_, c), p in zip(cands, not_die) if p <= params.not_die_max]
+    if not dice:
+        return  # no die to measure a die's size by
+    typical = float(np.median([max(d[2], d[3]) for d in dice]))
     rejected = []
     for i, (_, (cx, cy, w, h)) in enumerate(cands):
+        if not params.not_die_max < not_die[i] < params.wider_look_not_die:
+            continue
+        if max(w, h) >= params.wider_look_below * typical:
+            continue
         wider = (cx, cy, w * params.wider_look, h * params.wider_look)
         # A die another candidate already reads is not looked for again.
-        if not is_die[i] and _may_be_die(wider, params, mm_per_px, not_at) and not any(
+        if _may_be_die(wider, params, mm_per_px, not_at) and not any(
             abs(d[0] - cx) < wider[2] / 2 and abs(d[1] - cy) < wider[3] / 2 for d in dice
         ):
             rejected.append((i, wider))

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from tests.fixtures_support import detection_at
+import vision.dice as dice_module
 from vision._coin_split import rendered_scale
 from vision._dice_net import PIPS
 from vision._dice_split import is_held_out
@@ -144,6 +145,41 @@ def test_a_wider_look_keeps_no_box_it_finds_no_sure_read_in() -> None:
     never = [d.bbox for d in find_dice(img, DiceParams(wider_look_read=1.01), mm_per_px=scale)]
     assert never == [d.bbox for d in find_dice(img, DiceParams(wider_look=1.0), mm_per_px=scale)]
     assert len(find_dice(img, mm_per_px=scale)) > len(never)
+
+
+def test_only_small_candidates_not_surely_no_die_are_looked_at_wider(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wider look is spent only where it may find a die: a candidate the reader rejects,
+    but not surely (``wider_look_not_die``), smaller than the frame's dice (``wider_look_below``),
+    whose wider box holds no die already read. Its wider box replaces it only when read surely."""
+    def logit_row(not_die: float, face: int = 3) -> np.ndarray:
+        """Logits (16 classes) with this "no die" probability and the rest on one face."""
+        row = np.full(16, -20.0, np.float32)
+        row[0], row[face] = np.log(not_die), np.log(1.0 - not_die)
+        return row
+
+    cands = [
+        (0.9, (100.0, 100.0, 50.0, 50.0)),  # a die, read
+        (0.9, (300.0, 100.0, 50.0, 50.0)),  # a die, read
+        (0.5, (200.0, 300.0, 25.0, 25.0)),  # small, rejected, not surely: looked at wider
+        (0.5, (400.0, 300.0, 25.0, 25.0)),  # small but surely no die: not looked at
+        (0.5, (200.0, 500.0, 48.0, 48.0)),  # rejected, not surely, but of the dice's size
+        (0.5, (110.0, 110.0, 25.0, 25.0)),  # small, rejected, on a die already read
+    ]
+    logits = np.stack([logit_row(0.01), logit_row(0.01), logit_row(0.95), logit_row(0.999),
+                       logit_row(0.95), logit_row(0.95)])
+    asked: list[tuple[float, float, float, float]] = []
+
+    def read_boxes(frame: np.ndarray, models: object, boxes: list[tuple[float, float, float, float]], turns: int) -> np.ndarray:
+        asked.extend(boxes)
+        return np.stack([logit_row(0.001, face=5)] * len(boxes))
+
+    monkeypatch.setattr(dice_module, "_read_boxes", read_boxes)
+    params = DiceParams()
+    frame = np.zeros((600, 600, 3), np.uint8)
+    dice_module._look_wider(frame, None, cands, logits, 1, params, None, ())  # type: ignore[arg-type]
+    assert asked == [(200.0, 300.0, 25.0 * params.wider_look, 25.0 * params.wider_look)]
+    assert cands[2][1] == asked[0] and int(np.argmax(logits[2])) == 5
+    assert cands[3][1] == (400.0, 300.0, 25.0, 25.0)
 
 
 def test_a_shoulder_is_heat_left_beside_a_peak() -> None:
