@@ -468,8 +468,9 @@ def _read_boxes(
     step = 4 // turns
     turned = [np.ascontiguousarray(np.rot90(pt, k * step)) for k in range(turns) for pt in patches]
     models.reader.setInput(reader_input(turned))
-    out: FloatArray = np.asarray(models.reader.forward(), np.float32).reshape(turns, len(boxes), models.classes).mean(axis=0)
-    return out
+    out = np.asarray(models.reader.forward(), np.float32).reshape(turns, len(boxes), models.classes)
+    mean: FloatArray = out.mean(axis=0)
+    return mean
 
 
 def _look_wider(
@@ -496,7 +497,7 @@ def _look_wider(
     if not dice:
         return  # no die to measure a die's size by
     typical = float(np.median([max(d[2], d[3]) for d in dice]))
-    rejected = []
+    to_read = []
     for i, (_, (cx, cy, w, h)) in enumerate(cands):
         if not params.not_die_max < not_die[i] < params.wider_look_not_die:
             continue
@@ -507,11 +508,11 @@ def _look_wider(
         if _may_be_die(wider, params, mm_per_px, not_at) and not any(
             abs(d[0] - cx) < wider[2] / 2 and abs(d[1] - cy) < wider[3] / 2 for d in dice
         ):
-            rejected.append((i, wider))
-    if not rejected:
+            to_read.append((i, wider))
+    if not to_read:
         return
-    again = _read_boxes(frame, models, [b for _, b in rejected], turns)
-    for (i, wider), lg in zip(rejected, again):
+    again = _read_boxes(frame, models, [b for _, b in to_read], turns)
+    for (i, wider), lg in zip(to_read, again):
         e = np.exp(lg - lg.max())
         if float(e[1:].max() / e.sum()) >= params.wider_look_read:
             cands[i] = (cands[i][0], wider)

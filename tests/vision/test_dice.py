@@ -167,9 +167,10 @@ def test_only_small_candidates_not_surely_no_die_are_looked_at_wider(monkeypatch
     ]
     logits = np.stack([logit_row(0.01), logit_row(0.01), logit_row(0.95), logit_row(0.999),
                        logit_row(0.95), logit_row(0.95)])
-    asked: list[tuple[float, float, float, float]] = []
+    Box = tuple[float, float, float, float]
+    asked: list[Box] = []
 
-    def read_boxes(frame: np.ndarray, models: object, boxes: list[tuple[float, float, float, float]], turns: int) -> np.ndarray:
+    def read_boxes(frame: np.ndarray, models: object, boxes: list[Box], turns: int) -> np.ndarray:
         asked.extend(boxes)
         return np.stack([logit_row(0.001, face=5)] * len(boxes))
 
