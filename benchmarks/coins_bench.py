@@ -204,8 +204,8 @@ def fixture_tally(
     of that ``vision._coin_split.rendered_part``) and print the figures.
 
     Each scene is read as the live referee reads its table: at the scale of its calibration
-    (the label's homography) with ``vision.read.params_for_scale`` (only ``params.model_dir`` is
-    used); with ``calibrated`` false, without a calibration: with ``markers``, as ``referee
+    (the label's homography) with ``vision.read.params_for_scale`` (only ``params.model_dir`` and
+    ``params.coin_doubt`` are used); with ``calibrated`` false, without a calibration: with ``markers``, as ``referee
     read`` reads a frame, at the scale the printed table's corner markers give where two or
     more are seen (``vision.marker_scale``); without, ``params`` as given, the scale estimated
     from the coins themselves.
@@ -224,14 +224,20 @@ def fixture_tally(
         if calibrated:
             # As the live referee reads its table: calibrated scale, coins searched at their size.
             scale = rendered_scale(e)
-            at_scale = replace(params_for_scale(scale, img.shape[1], img.shape[0]).coins, model_dir=params.model_dir)
+            at_scale = replace(
+                params_for_scale(scale, img.shape[1], img.shape[0]).coins,
+                model_dir=params.model_dir, coin_doubt=params.coin_doubt,
+            )
             dets, _ = find_coins(img, at_scale, mm_per_px=scale, scale_at=lambda p, e=e: rendered_scale(e, p))
         else:
             seen = marker_scale(img) if markers else None
             if seen is None:
                 dets, _ = find_coins(img, params)
             else:
-                at_scale = replace(params_for_scale(seen.mm_per_px, img.shape[1], img.shape[0]).coins, model_dir=params.model_dir)
+                at_scale = replace(
+                    params_for_scale(seen.mm_per_px, img.shape[1], img.shape[0]).coins,
+                    model_dir=params.model_dir, coin_doubt=params.coin_doubt,
+                )
                 dets, _ = find_coins(img, at_scale, mm_per_px=seen.mm_per_px, scale_at=seen.mm_per_px_at)
         left_out = [o for o in e["objects"] if o["kind"] in COIN_DIAMETER_MM and set(o.get("flags", ())) - {"occluded"}]
         left_out_reads = match_not_flat(dets, left_out)
@@ -298,9 +304,15 @@ def main() -> int:
         "--validation-scenes", type=Path, action="append",
         help="rendered training scenes whose validation part to measure (repeatable; default fixtures/scenes/dev)",
     )
+    ap.add_argument(
+        "--no-coin-doubt", action="store_true",
+        help="confidence without the model's doubt that a circle is a coin (CoinParams.coin_doubt off)",
+    )
     args = ap.parse_args()
     cv2.setNumThreads(1)
     params = CoinParams() if args.model_dir is None else CoinParams(model_dir=args.model_dir)
+    if args.no_coin_doubt:
+        params = replace(params, coin_doubt=False)
     if args.only_validation:
         return validation(args.data, args.validation_scenes or [args.fixtures / "dev"], params)
     if args.only_fixtures:
@@ -376,12 +388,16 @@ def main() -> int:
     shared = args.data.parent
     empty = [p for p in sorted((shared / "dice-rune55").glob("*.jpg")) if dice_held_out and dice_held_out(p.name)]
     empty += sorted((shared / "cards-cadyze").glob("*.jpg"))[1::2]
-    false_coins = photos_with = 0
+    false_coins = photos_with = sure_false = 0
     for path in empty:
         dets, _ = find_coins(cv2.imread(str(path)), params)
         false_coins += len(dets)
         photos_with += bool(dets)
-    print(f"coin-free photos (held-out dice, unseen cards): {len(empty)}, false coins {false_coins}, photos with any {photos_with}")
+        sure_false += sum(d.confidence >= params.confident for d in dets)
+    print(
+        f"coin-free photos (held-out dice, unseen cards): {len(empty)}, false coins {false_coins} "
+        f"({sure_false} read with confidence), photos with any {photos_with}"
+    )
 
     # The project's own rendered table: the fixtures' held-back test scenes (never trained or
     # tuned on), and the dev scenes (every fifth is the model's calibration, the rest trained on).

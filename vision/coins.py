@@ -168,6 +168,11 @@ class CoinParams:
     down in proportion (0 turns the check off): evidence that disagrees makes a read unsure."""
     not_coin: float = 0.5
     """A circle the appearance model calls not a coin with at least this probability is dropped."""
+    coin_doubt: bool = True
+    """Whether a kept circle's confidence is also scaled by the model's probability that it is a
+    coin at all (``1 - p(not a coin)``). Without it a circle the model half thinks is no coin
+    (a blurred die on magenta cloth, a ring in a card's art: not-a-coin 0.41 to 0.47) was read
+    as a sure penny (0.99), since the denomination is chosen among coins only."""
     face_min: float = 0.75
     """Below this face probability the face is reported as ``None`` (unsure)."""
     confident: float = CONFIDENT
@@ -499,13 +504,15 @@ def find_coins(
     if NOT_COIN in meta.kinds:
         # The model has seen dice pips, card symbols and cloth: drop what it says is none of ours,
         # and keep a circle with little edge only when it is sure that it is a coin.
-        p_none = out.kind_prob[:, meta.kinds.index(NOT_COIN)]
+        p_none = out.kind_prob[:, meta.kinds.index(NOT_COIN)].astype(np.float64)
         coin_like = (p_none < params.not_coin) & (~weak | (p_none < params.weak_not_coin))
     else:
+        p_none = np.zeros(len(circles), np.float64)
         coin_like = ~weak
     if not coin_like.all():
         circles = [c for c, ok in zip(circles, coin_like) if ok]
         colour = colour[coin_like]
+        p_none = p_none[coin_like]
         out = ModelOutput(out.kind_prob[coin_like], out.face_prob[coin_like], out.embedding[coin_like])
         if not circles:
             # No round coin after all: coins on their edge are sized by the scale, if known.
@@ -555,7 +562,10 @@ def find_coins(
         # Size, colour and appearance may disagree (a silver dime measured a little large reads as
         # a penny by size): a denomination the appearance model finds unlikely is not sure.
         agree = min(1.0, float(kind_prob[i, k]) / params.appearance_agree) if params.appearance_agree > 0 else 1.0
-        confidence = 0.0 if flags else p_kind * p_face * agree
+        # Sure only of a coin: the denomination was chosen among coins, so the model's doubt
+        # that this is a coin at all counts too.
+        is_coin = 1.0 - float(p_none[i]) if params.coin_doubt else 1.0
+        confidence = 0.0 if flags else p_kind * p_face * agree * is_coin
         r = c.r
         bbox = (int(round(c.x - r)), int(round(c.y - r)), int(round(2 * r)), int(round(2 * r)))
         detections.append(
@@ -573,6 +583,7 @@ def find_coins(
                     "colour_lab": [round(float(v), 2) for v in colour[i]],
                     "kind_prob": {APPEARANCE_KINDS[j]: round(float(kind_post[i, j]), 4) for j in range(len(APPEARANCE_KINDS))},
                     "p_heads": round(p_heads, 4),
+                    "p_not_coin": round(float(p_none[i]), 4),
                     "embedding": out.embedding[i],
                 },
             )
