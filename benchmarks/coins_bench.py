@@ -196,6 +196,16 @@ def fixture_objects(objects: list[dict]) -> list[dict]:
     return out
 
 
+OVERRIDES = ("model_dir", "coin_doubt", "tilted_anchor")
+"""The coin settings this benchmark's command line may change, kept when the live reader's
+settings for a table's scale are used."""
+
+
+def overridden(base: CoinParams, params: CoinParams) -> CoinParams:
+    """``base`` with the :data:`OVERRIDES` settings taken from ``params``."""
+    return replace(base, **{name: getattr(params, name) for name in OVERRIDES})
+
+
 def fixture_tally(
     folder: Path, params: CoinParams, name: str, only_part: str | None = None, calibrated: bool = True,
     markers: bool = False,
@@ -204,8 +214,8 @@ def fixture_tally(
     of that ``vision._coin_split.rendered_part``) and print the figures.
 
     Each scene is read as the live referee reads its table: at the scale of its calibration
-    (the label's homography) with ``vision.read.params_for_scale`` (only ``params.model_dir`` and
-    ``params.coin_doubt`` are used); with ``calibrated`` false, without a calibration: with ``markers``, as ``referee
+    (the label's homography) with ``vision.read.params_for_scale`` (of ``params`` only what the
+    command line overrides is used: :data:`OVERRIDES`); with ``calibrated`` false, without a calibration: with ``markers``, as ``referee
     read`` reads a frame, at the scale the printed table's corner markers give where two or
     more are seen (``vision.marker_scale``); without, ``params`` as given, the scale estimated
     from the coins themselves.
@@ -224,20 +234,14 @@ def fixture_tally(
         if calibrated:
             # As the live referee reads its table: calibrated scale, coins searched at their size.
             scale = rendered_scale(e)
-            at_scale = replace(
-                params_for_scale(scale, img.shape[1], img.shape[0]).coins,
-                model_dir=params.model_dir, coin_doubt=params.coin_doubt,
-            )
+            at_scale = overridden(params_for_scale(scale, img.shape[1], img.shape[0]).coins, params)
             dets, _ = find_coins(img, at_scale, mm_per_px=scale, scale_at=lambda p, e=e: rendered_scale(e, p))
         else:
             seen = marker_scale(img) if markers else None
             if seen is None:
                 dets, _ = find_coins(img, params)
             else:
-                at_scale = replace(
-                    params_for_scale(seen.mm_per_px, img.shape[1], img.shape[0]).coins,
-                    model_dir=params.model_dir, coin_doubt=params.coin_doubt,
-                )
+                at_scale = overridden(params_for_scale(seen.mm_per_px, img.shape[1], img.shape[0]).coins, params)
                 dets, _ = find_coins(img, at_scale, mm_per_px=seen.mm_per_px, scale_at=seen.mm_per_px_at)
         left_out = [o for o in e["objects"] if o["kind"] in COIN_DIAMETER_MM and set(o.get("flags", ())) - {"occluded"}]
         left_out_reads = match_not_flat(dets, left_out)
@@ -308,11 +312,14 @@ def main() -> int:
         "--no-coin-doubt", action="store_true",
         help="confidence without the model's doubt that a circle is a coin (CoinParams.coin_doubt off)",
     )
+    ap.add_argument("--tilted-anchor", type=float, default=None, help="override CoinParams.tilted_anchor")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     params = CoinParams() if args.model_dir is None else CoinParams(model_dir=args.model_dir)
     if args.no_coin_doubt:
         params = replace(params, coin_doubt=False)
+    if args.tilted_anchor is not None:
+        params = replace(params, tilted_anchor=args.tilted_anchor)
     if args.only_validation:
         return validation(args.data, args.validation_scenes or [args.fixtures / "dev"], params)
     if args.only_fixtures:
