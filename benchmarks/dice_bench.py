@@ -384,6 +384,7 @@ def main() -> None:
     ap.add_argument("--wider-look", type=float, help="override DiceParams.wider_look (1: off)")
     ap.add_argument("--wider-look-read", type=float, help="override DiceParams.wider_look_read")
     ap.add_argument("--turns", type=int, help="override DiceParams.reader_turns (1, 2 or 4)")
+    ap.add_argument("--unsure-not-die", type=float, help="override DiceParams.unsure_not_die")
     ap.add_argument("--temperature", type=float, help="override DiceParams.temperature")
     args = ap.parse_args()
     if args.no_fixtures:
@@ -402,6 +403,8 @@ def main() -> None:
         params = replace(params, coarse_min_side=args.coarse_min_side)
     if args.turns is not None:
         params = replace(params, reader_turns=args.turns)
+    if args.unsure_not_die is not None:
+        params = replace(params, unsure_not_die=args.unsure_not_die)
     if args.wider_look is not None:
         params = replace(params, wider_look=args.wider_look)
     if args.wider_look_read is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -437,6 +438,23 @@ def test_printed_names_and_markers_on_the_table_are_not_dice() -> None:
 # and markers as hard negatives, 188 and 54.
 SCENES_FOR_FALSE_DICE = 40
 CEILING_FALSE_DICE = 10
+
+
+def test_unread_candidates_the_reader_doubts_are_dice_are_dropped() -> None:
+    """A card's pips pass the finder as dice. Those the reader gives no value and doubts are
+    dice at all (not-a-die above ``unsure_not_die``) are dropped; read ones and flagged ones stay."""
+    path = DATA.parent / "cards-cadyze" / "cards_phone-black-deck_IMG_7726_2b97849a.jpg"
+    assert path.is_file(), f"missing real photo {path}"
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    assert img is not None, f"unreadable real photo {path}"
+    params = DiceParams()
+    kept = find_dice(img, params)
+    every = find_dice(img, dataclasses.replace(params, unsure_not_die=1.0))
+    doubted = [d for d in every if d.value is None and not d.flags and d.extra["not_die"] > params.unsure_not_die]
+    assert len(doubted) >= 5, "the photo no longer shows the case"
+    assert len(kept) == len(every) - len(doubted)
+    assert all(d.value is not None or d.flags or d.extra["not_die"] <= params.unsure_not_die for d in kept)
+    assert not any(d.confidence >= CONFIDENT for d in every)
 
 
 def test_a_closer_look_square_the_finder_cannot_take_is_named() -> None:
