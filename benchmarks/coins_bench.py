@@ -215,10 +215,10 @@ def fixture_tally(
 
     Each scene is read as the live referee reads its table: at the scale of its calibration
     (the label's homography) with ``vision.read.params_for_scale`` (of ``params`` only what the
-    command line overrides is used: :data:`OVERRIDES`); with ``calibrated`` false, without a calibration: with ``markers``, as ``referee
-    read`` reads a frame, at the scale the printed table's corner markers give where two or
-    more are seen (``vision.marker_scale``); without, ``params`` as given, the scale estimated
-    from the coins themselves.
+    command line overrides is used: :data:`OVERRIDES`); with ``calibrated`` false, without a
+    calibration: with ``markers``, as ``referee read`` reads a frame, at the scale the printed
+    table's corner markers give where two or more are seen (``vision.marker_scale``); without,
+    ``params`` as given, the scale estimated from the coins themselves.
 
     Detections of coins left out of the scoring (moving, leaning, on edge) are not counted
     against precision.
