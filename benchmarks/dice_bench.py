@@ -359,6 +359,19 @@ def game_enrolment(games: Path, params: DiceParams) -> None:
               f" read right {pct(w.right, w.labels)} -> {pct(lrn.right, lrn.labels)}")
 
 
+OVERRIDES = {
+    "model_dir": "model_dir",
+    "confident_at": "confident_at",
+    "coarse_min_side": "coarse_min_side",
+    "turns": "reader_turns",
+    "unsure_not_die": "unsure_not_die",
+    "wider_look": "wider_look",
+    "wider_look_read": "wider_look_read",
+    "temperature": "temperature",
+}
+"""Command-line options (argparse names) that set a ``DiceParams`` field of their own."""
+
+
 def main() -> None:
     """Run the benchmark and print the figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -395,22 +408,8 @@ def main() -> None:
         params = replace(params, det_threshold=args.threshold, det_threshold_scaled=args.threshold)
     if args.long_sides:
         params = replace(params, det_long_sides=tuple(int(v) for v in args.long_sides.split(",")))
-    if args.model_dir is not None:
-        params = replace(params, model_dir=args.model_dir)
-    if args.confident_at is not None:
-        params = replace(params, confident_at=args.confident_at)
-    if args.coarse_min_side is not None:
-        params = replace(params, coarse_min_side=args.coarse_min_side)
-    if args.turns is not None:
-        params = replace(params, reader_turns=args.turns)
-    if args.unsure_not_die is not None:
-        params = replace(params, unsure_not_die=args.unsure_not_die)
-    if args.wider_look is not None:
-        params = replace(params, wider_look=args.wider_look)
-    if args.wider_look_read is not None:
-        params = replace(params, wider_look_read=args.wider_look_read)
-    if args.temperature is not None:
-        params = replace(params, temperature=args.temperature)
+    given = {field: getattr(args, arg) for arg, field in OVERRIDES.items() if getattr(args, arg) is not None}
+    params = replace(params, **given)
     entries = json.loads((args.data / "labels.json").read_text())
     if args.fit_confident:
         fit_confident(args.data, Path("fixtures/scenes/dev"), replace(params, confident_at=0.8))
