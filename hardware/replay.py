@@ -59,6 +59,8 @@ def load_game_file(folder: Path) -> dict[str, Any]:
         raise CameraError(f"replay: {path} is missing") from None
     except json.JSONDecodeError as exc:
         raise CameraError(f"replay: {path} is not valid JSON: {exc}") from None
+    except UnicodeDecodeError:
+        raise CameraError(f"replay: {path} is not valid JSON (not UTF-8 text)") from None
     if not isinstance(data, dict) or not isinstance(data.get("frames"), list):
         raise CameraError(f"replay: {path} has no 'frames' list")
     return data

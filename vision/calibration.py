@@ -275,6 +275,8 @@ def load_calibration(path: str | Path) -> Calibration:
         text = file.read_text(encoding="utf-8")
     except OSError as error:
         raise CalibrationError(f"{file}: cannot read calibration file: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise CalibrationError(f"{file}: not a calibration file (not UTF-8 text; a picture given by mistake?)") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:

@@ -287,9 +287,11 @@ class DiceProfile:
         :raises FileNotFoundError: if there is no such file.
         """
         try:
-            data = json.loads(Path(path).read_text())
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise ValueError(f"dice profile {path}: not JSON ({exc})") from None
+        except UnicodeDecodeError:
+            raise ValueError(f"dice profile {path}: not JSON (not UTF-8 text)") from None
         kinds = data.get("kinds") if isinstance(data, dict) else None
         if not isinstance(kinds, list) or not kinds or any(k not in DIE_FACES for k in kinds):
             raise ValueError(f"dice profile {path}: field 'kinds' must list some of {', '.join(DIE_FACES)}")

@@ -48,6 +48,9 @@ def run_play(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"referee: cannot read script {args.script}: {exc.strerror}", file=sys.stderr)
             return 2
+        except UnicodeDecodeError:
+            print(f"referee: cannot read script {args.script}: not UTF-8 text", file=sys.stderr)
+            return 2
         status = play_script(state, lines, quiet=args.json)
     else:
         status = play_interactive(state, sys.stdin, sys.stdout)

@@ -171,6 +171,9 @@ def test_replay_bad_folders_are_named(tmp_path: Path) -> None:
     (tmp_path / "g" / "game.json").write_text('{"frames": [{"file": "a.png"}]}')
     with pytest.raises(CameraError, match="needs 'file'.*and 't'"):
         ReplaySource(tmp_path / "g")
+    (tmp_path / "g" / "game.json").write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
+    with pytest.raises(CameraError, match="game.json is not valid JSON \\(not UTF-8"):
+        ReplaySource(tmp_path / "g")
 
 
 def test_recorder_writes_a_replayable_fixture(tmp_path: Path) -> None:

@@ -132,6 +132,15 @@ def test_sp_t1_script_through_the_cli(capsys: pytest.CaptureFixture[str]) -> Non
                               "throw 0H 2T", "gather"]
 
 
+def test_a_script_that_is_not_text_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``referee play --script`` given a binary file says so and exits 2, with no traceback."""
+    script = tmp_path / "photo.png"
+    script.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
+    status = cli.main(["play", "seven-pennies", "--players", "Jess,Kevin", "--script", str(script)])
+    assert status == 2
+    assert f"cannot read script {script}: not UTF-8 text" in capsys.readouterr().err
+
+
 def test_sp_t1_undo_and_json_round_trip() -> None:
     """SP-T1: undo restores an equal state and the JSON form replays to an equal state."""
     state = sp_t1_before_last_decision()

@@ -135,6 +135,9 @@ def test_load_names_the_file(tmp_path: Path, calibration: Calibration) -> None:
     path.write_text("[1, 2]")
     with pytest.raises(CalibrationError, match="must be a JSON object, not list"):
         load_calibration(path)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")  # a picture given for the calibration
+    with pytest.raises(CalibrationError, match=r"bad\.json: not a calibration file \(not UTF-8 text"):
+        load_calibration(path)
 
 
 def test_hand_edited_zones_are_used(tmp_path: Path, calibration: Calibration) -> None:

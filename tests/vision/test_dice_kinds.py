@@ -142,6 +142,9 @@ def test_a_dice_profile_narrows_kinds_and_sizes_and_round_trips(tmp_path: Path) 
         path.write_text(text)
         with pytest.raises(ValueError, match=field):
             DiceProfile.load(path)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
+    with pytest.raises(ValueError, match=r"dice profile .*dice\.json: not JSON \(not UTF-8"):
+        DiceProfile.load(path)
     with pytest.raises(ValueError, match="a d6 shows 1 to 6"):
         enrol_dice([(0.5, [die("d6", 7, 30)])])
     with pytest.raises(ValueError, match="a d6 shows 1 to 6"):
