@@ -21,7 +21,9 @@ Reading works without one: the defaults are the shipped model and colours.
 from __future__ import annotations
 
 import json
+import zipfile
 from collections.abc import Sequence
+from typing import Any
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -35,6 +37,32 @@ from vision.types import DIE_FACES, Detection
 FACES = ("heads", "tails")
 
 ColourModel = dict[str, list[tuple[float, float, float, float, float]]]
+
+
+def _profile_fields(path: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    """The embeddings, kinds, faces and header of a coin profile file (:meth:`CoinProfile.save`).
+
+    :raises ValueError: for a file that is no ``.npz`` archive, or lacks a field (named).
+    :raises FileNotFoundError: if there is no such file.
+    """
+    # Opened here, not by NumPy: NumPy leaves a file it cannot read open.
+    with open(path, "rb") as handle:
+        try:
+            archive = np.load(handle, allow_pickle=False)
+        except (ValueError, EOFError, zipfile.BadZipFile):
+            # Not an .npy or .npz file at all (NumPy then takes it for a pickle, and refuses it).
+            raise ValueError(f"coin profile {path}: not a profile file (.npz)") from None
+        if not isinstance(archive, np.lib.npyio.NpzFile):
+            raise ValueError(f"coin profile {path}: not a profile file (.npz), a single array")
+        with archive as data:
+            for name in ("embeddings", "kinds", "faces", "header"):
+                if name not in data:
+                    raise ValueError(f"coin profile {path}: missing field {name!r}")
+            header = json.loads(str(data["header"]))
+            if not isinstance(header, dict):
+                raise ValueError(f"coin profile {path}: field 'header' must be a JSON object")
+            return (np.asarray(data["embeddings"], np.float32), np.asarray(data["kinds"], np.int64),
+                    np.asarray(data["faces"], np.int64), header)
 
 
 @dataclass(frozen=True)
@@ -129,14 +157,7 @@ class CoinProfile:
         :raises ValueError: naming the missing or bad field.
         :raises FileNotFoundError: if there is no such file.
         """
-        with np.load(path, allow_pickle=False) as data:
-            for name in ("embeddings", "kinds", "faces", "header"):
-                if name not in data:
-                    raise ValueError(f"coin profile {path}: missing field {name!r}")
-            emb = np.asarray(data["embeddings"], np.float32)
-            kinds = np.asarray(data["kinds"], np.int64)
-            faces = np.asarray(data["faces"], np.int64)
-            header = json.loads(str(data["header"]))
+        emb, kinds, faces, header = _profile_fields(path)
         if emb.ndim != 2 or len(kinds) != len(emb) or len(faces) != len(emb):
             raise ValueError(f"coin profile {path}: embeddings, kinds and faces must have one row per coin")
         if len(kinds) and (kinds.min() < 0 or kinds.max() >= len(APPEARANCE_KINDS)):

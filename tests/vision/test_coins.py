@@ -378,11 +378,26 @@ def test_a_profile_learned_with_another_coin_model_keeps_colours_and_drops_its_e
 
 
 def test_bad_profile_names_the_field(tmp_path: Path) -> None:
-    """A profile file with a missing field is refused with that field's name."""
+    """A profile file with a missing or bad field is refused with that field's name; a file that is
+    no profile at all (a picture, a single array, empty, a damaged archive) is refused as such."""
     path = tmp_path / "bad.npz"
     np.savez(path, embeddings=np.zeros((2, 4), np.float32), kinds=np.zeros(2, np.int16))
     with pytest.raises(ValueError, match="faces"):
         CoinProfile.load(path)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")  # a picture given for the profile
+    with pytest.raises(ValueError, match=r"bad\.npz: not a profile file \(\.npz\)"):
+        CoinProfile.load(path)
+    np.save(tmp_path / "one.npy", np.zeros(3))
+    with pytest.raises(ValueError, match="a single array"):
+        CoinProfile.load(tmp_path / "one.npy")
+    np.savez(path, embeddings=np.zeros((2, 4), np.float32), kinds=np.zeros(2, np.int16),
+             faces=np.zeros(2, np.int8), header=np.array("[1, 2]"))
+    with pytest.raises(ValueError, match="field 'header' must be a JSON object"):
+        CoinProfile.load(path)
+    for broken in (b"", b"PK\x03\x04 cut short"):  # empty, a damaged archive
+        path.write_bytes(broken)
+        with pytest.raises(ValueError, match="not a profile file"):
+            CoinProfile.load(path)
 
 
 def test_enrolment_refuses_unknown_kind() -> None:
