@@ -23,9 +23,9 @@ from __future__ import annotations
 import json
 import zipfile
 from collections.abc import Sequence
-from typing import Any
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
