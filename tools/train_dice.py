@@ -149,6 +149,7 @@ from vision._dice_net import (  # noqa: E402
     reader_input,
 )
 from vision._dice_split import is_held_out, is_validation  # noqa: E402
+from vision.dice import DiceParams, find_dice  # noqa: E402
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
@@ -641,6 +642,12 @@ def _holds(box: Sequence[float], x: float, y: float) -> bool:
     return bool(bx <= x <= bx + bw and by <= y <= by + bh)
 
 
+def every_candidate_params() -> DiceParams:
+    """``find_dice`` settings that report every place the finder takes for a die: none dropped as
+    "not a die face" by the reader, read or not."""
+    return DiceParams(not_die_max=1.0, unsure_not_die=1.0)
+
+
 def mine_negatives(sources: list[tuple[Path, bool]], every_candidate: bool = False) -> list[dict[str, Any]]:
     """Hard negatives: where the shipped networks (``vision.dice.find_dice``) report a die that
     the labels say is none. ``sources``: (folder, is_photos) pairs; validation images, and
@@ -656,9 +663,8 @@ def mine_negatives(sources: list[tuple[Path, bool]], every_candidate: bool = Fal
     place the finder takes for a die is mined, also those the shipped reader already rejects
     (the negatives that a reader trained afresh must learn again)."""
     from vision._dice_net import read_class
-    from vision.dice import DiceParams, find_dice
 
-    params = DiceParams(not_die_max=1.0) if every_candidate else DiceParams()
+    params = every_candidate_params() if every_candidate else DiceParams()
     out: list[dict[str, Any]] = []
     for folder, photos in sources:
         if folder.name == "test":
@@ -695,9 +701,7 @@ def mine_die_free(folders: list[Path]) -> list[dict[str, Any]]:
     the shipped reader rejects. Only every other photo (sorted by name, from the first) is
     mined; the rest are left unseen, to measure the false dice on (``coins_bench.py`` and
     ``tools/train_coins.py`` split the card photos the same way)."""
-    from vision.dice import DiceParams, find_dice
-
-    params = DiceParams(not_die_max=1.0, unsure_not_die=1.0)
+    params = every_candidate_params()
     out: list[dict[str, Any]] = []
     for folder in folders:
         for path in sorted(p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))[::2]:
