@@ -235,6 +235,10 @@ def fit_confident(data: Path, fixtures_dev: Path, params: DiceParams, wrong_shar
             for j, d in enumerate(found):
                 if d.extra["much_smaller"]:
                     continue  # never confident, whatever its probability
+                if d.extra["d8_face"] is not None:
+                    # An eight-sided die's face read by the d8 face reader: its probability is
+                    # that reader's, sure at ``d8_confident_at`` (``--fit-d8-confident``), not here.
+                    continue
                 logits = d.extra["face_logits"]
                 kind, face = read_class(int(np.argmax(logits)) + 1, len(logits) + 1)
                 if j in by_found:
@@ -445,9 +449,17 @@ def main() -> None:
             scaled = f"{key} scaled"  # read at the table's scale
             fixture_keys = [key, f"{key}/procedural", f"{key}/blender", f"{key}:d6", f"{key}:d8", scaled, f"{scaled}:d6"]
             keys = [key, f"{key}/{e.get('renderer', 'procedural')}"]
+            scaled_keys = [scaled]
+            # The dev scenes' validation part (never trained on), where candidates are chosen.
+            validation_part = args.fixtures.name != "test" and is_validation(e["image"])
+            if validation_part:
+                keys.append(f"{key}/validation")
+                scaled_keys.append(f"{scaled}/validation")
             score_photo(img, e["image"], labels, others, params, keys, tallies, wrong_notes, args.failures)
             # As the live referee reads its calibrated table: sizes known, fainter candidates taken.
-            score_photo(img, e["image"], labels, others, params, [scaled], tallies, [], None, rendered_scale(e))
+            score_photo(img, e["image"], labels, others, params, scaled_keys, tallies, [], None, rendered_scale(e))
+        if args.fixtures.name != "test":
+            fixture_keys += [f"fixtures/{args.fixtures.name}/validation", f"fixtures/{args.fixtures.name} scaled/validation"]
 
     print(HEADER)
     order = ["all", "all/trained", "all/validation", "all/held-out"]
