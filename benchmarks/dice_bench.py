@@ -23,6 +23,7 @@ With ``--failures`` it writes one overlay picture per photo with a failure
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import sys
@@ -278,11 +279,12 @@ def fit_d8_confident(fixtures_dev: Path, params: DiceParams, wrong_share: float 
     """The lowest probability of an eight-sided die's face read by ``vision.d8_faces`` above
     which at most ``wrong_share`` of those reads are wrong (not a d8, another face, a cocked
     die) on the fixtures' dev scenes (never trained on), read as on any table and as on a
-    table of d8 only (the scenes' d6 then left out: such a table holds none), the stricter of
-    the two. Prints it and returns it."""
+    table of d8 only (the scenes' d6 then left out: such a table holds none), each without and
+    with the scene's scale (as the live referee reads its calibrated table: fainter candidates
+    are taken, and a die's box may differ), the strictest of the four. Prints it and returns it."""
     entries = json.loads((fixtures_dev / "labels.json").read_text())
     best = 0.0
-    for table, kinds in (("any table", None), ("a table of d8", ("d8",))):
+    for (table, kinds), scaled in itertools.product((("any table", None), ("a table of d8", ("d8",))), (False, True)):
         rows: list[tuple[float, bool]] = []
         for e in entries:
             dice = [o for o in e["objects"] if o["kind"] in ("d6", "d8")]
@@ -291,7 +293,7 @@ def fit_d8_confident(fixtures_dev: Path, params: DiceParams, wrong_share: float 
             img = cv2.imread(str(fixtures_dev / e["image"]), cv2.IMREAD_COLOR)
             labels = [o for o in dice if not o.get("flags")]
             others = [o for o in dice if o.get("flags")]
-            found = find_dice(img, replace(params, kinds=kinds))
+            found = find_dice(img, replace(params, kinds=kinds), mm_per_px=rendered_scale(e) if scaled else None)
             by_found = {j: i for i, j in match(labels, found)}
             rest = [j for j in range(len(found)) if j not in by_found]
             on_other = {rest[j]: others[i] for i, j in match(others, [found[j] for j in rest])}
@@ -306,7 +308,7 @@ def fit_d8_confident(fixtures_dev: Path, params: DiceParams, wrong_share: float 
                     continue  # a table of d8 holds no d6: a d6 of the scene read as a d8 says nothing
                 ok = lab is not None and lab["kind"] == "d8" and int(lab["value"]) == face
                 rows.append((float(d.extra["read_prob"]), ok))
-        best = max(best, _threshold(f"fixtures dev, {table}", rows, wrong_share))
+        best = max(best, _threshold(f"fixtures dev, {table}{', at scale' if scaled else ''}", rows, wrong_share))
     print(f"d8_confident_at {best:.4f}")
     return best
 
