@@ -14,13 +14,32 @@ colour and size, light or dark pips, often touching, so the networks do not lear
 only the colours of the photos.
 
 On this project's 2 shared CPU cores a training takes 15 to 60 minutes (``--only finder``
-and ``--only reader`` may run side by side). The shipped finder came from (session 3)::
+and ``--only reader`` may run side by side). Session 3's finder came from::
 
     python tools/train_dice.py --only finder --finder-steps 12000 --finder-batch 12 --det-crop 192 \
         --synth-share 0 --fixtures fixtures/scenes/dev --workers 0 --seed 4 --out /tmp/fA
     python tools/train_dice.py --only finder --finder-steps 9000 --finder-batch 12 --det-crop 192 \
         --synth-share 0.15 --fixtures fixtures/scenes/dev --workers 0 --seed 8 \
         --init /tmp/fA/dice_finder.pt --out vision/models
+
+The shipped finder (session 19) is session 3's fine-tuned twice on the CPU from its ONNX file (its
+norms kept fixed), about 30 minutes each on one core, and the two weight-averaged. Besides the
+photos (listed twice) and the dev scenes (listed twice, coin-only scenes kept:
+``--keep-die-free-scenes``) it learned 240 procedural training scenes (``python -m
+tools.fixturegen --scenes --split train --feature d8_dice --feature cocked_die --limit 240
+--blender 0 --seed 77 --out /tmp/trainp``), every other card photo as a picture with no die
+(``--die-free``), and in the second run 51 more training scenes, 43 of them Cycles renders
+(the same with ``--limit 160 --seed 91 --out /tmp/trainc``, stopped after 51 and indexed with
+``--index --limit 50``)::
+
+    python tools/train_dice.py --only finder --finder-steps 6000 --finder-batch 16 --det-crop 192 \
+        --synth-share 0.1 --photo-repeat 2 --fixtures fixtures/scenes/dev --fixtures fixtures/scenes/dev \
+        --fixtures /tmp/trainp/scenes/train --keep-die-free-scenes \
+        --die-free ../shared/data/cards-cadyze --workers 1 --seed 31 --lr 1e-3 \
+        --init vision/models/dice_finder.onnx --out /tmp/fF1
+    (the same with --fixtures /tmp/trainc/scenes/train given twice more, --seed 32 --out /tmp/fF2)
+    python tools/train_dice.py --only finder --average /tmp/fF1/dice_finder.pt /tmp/fF2/dice_finder.pt \
+        --out vision/models
 
 and the shipped 16-class reader (session 5) from session 3's six-sided reader ``/tmp/rB2``
 (``--classes 7``: ``--reader-steps 4500 --reader-batch 96 --seed 3 --synth-share 0.08
@@ -205,13 +224,17 @@ def fixture_class(obj: dict, classes: int) -> int:
     return int(obj["value"]) if kind == "d6" else D8_FIRST_CLASS + int(obj["value"]) - 1
 
 
-def load_fixtures(folder: Path, classes: int = NUM_READ_CLASSES) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def load_fixtures(
+    folder: Path, classes: int = NUM_READ_CLASSES, keep_die_free: bool = False
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(image, boxes, values) for the project's rendered fixture scenes in ``folder``.
 
     Only the dev part, or training scenes rendered apart (``python -m tools.fixturegen
     --split train``), may be passed here (fixtures/scenes/test is held back for measuring).
     Values are reader classes (:func:`fixture_class`); random negatives keep away from the
-    dice taught neither way. The finder learns every die as a die, and nothing else.
+    dice taught neither way. The finder learns every die as a die, and nothing else. Scenes
+    with no die are left out unless ``keep_die_free`` (the finder then learns that their coins
+    and printed marks are no dice).
     """
     if folder.name == "test":
         raise ValueError(f"{folder} is the held-back fixtures part: never train on it")
@@ -220,7 +243,7 @@ def load_fixtures(folder: Path, classes: int = NUM_READ_CLASSES) -> list[tuple[n
         if is_validation(entry["image"]):
             continue  # kept for calibrating confidence
         dice = [o for o in entry["objects"] if o.get("bbox")]
-        if not any(o["kind"] in ("d6", "d8") for o in dice):
+        if not keep_die_free and not any(o["kind"] in ("d6", "d8") for o in dice):
             continue
         img = read_image(folder / entry["image"])
         boxes = np.array([o["bbox"] for o in dice], np.float32).reshape(-1, 4)
@@ -695,6 +718,18 @@ def mine_negatives(sources: list[tuple[Path, bool]], every_candidate: bool = Fal
     return out
 
 
+def die_free_photos(folders: list[Path]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(image, no boxes, no values) for every other photo (sorted by name, from the first) of
+    folders of photos that hold no die, such as the card photos of ../shared/data/cards-cadyze
+    (``--die-free``): the finder learns that nothing there is a die, the reader that any crop of
+    them is "not a die face". The rest stay unseen, as for :func:`mine_die_free`."""
+    out = []
+    for folder in folders:
+        for path in sorted(p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))[::2]:
+            out.append((read_image(path), np.zeros((0, 4), np.float32), np.zeros(0, np.int64)))
+    return out
+
+
 def mine_die_free(folders: list[Path]) -> list[dict[str, Any]]:
     """Hard negatives on photos that hold no die at all (``--mine-photos``, such as the card
     photos of ../shared/data/cards-cadyze): every place the finder takes for a die, also those
@@ -842,10 +877,16 @@ def main() -> None:
                     help="reader classes: 7 (d6 faces) or 16 (d6 and d8 faces and cocked dice)")
     ap.add_argument("--fixtures", type=Path, action="append", default=[],
                     help="also learn from these rendered fixture folders (fixtures/scenes/dev; never test)")
+    ap.add_argument("--die-free", type=Path, action="append", default=[],
+                    help="also learn from every other photo of this folder of photos that hold no die, "
+                         "as places with no die (repeatable; e.g. ../shared/data/cards-cadyze)")
+    ap.add_argument("--keep-die-free-scenes", action="store_true",
+                    help="keep the rendered scenes that hold no die (coins only) among the training scenes")
     ap.add_argument("--photo-repeat", type=int, default=1,
                     help="how many times each dice-rune55 photo is listed among the training photos")
     ap.add_argument("--average", type=Path, nargs="+",
-                    help="train nothing: export the weight average of these readers (.pt of runs from one --init)")
+                    help="train nothing: export the weight average of these readers (.pt of runs from one --init), "
+                         "or with --only finder of these finders")
     ap.add_argument("--fixture-repeat", type=int, default=1,
                     help="how many times each fixture scene is listed among the training photos")
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one-cycle schedule)")
@@ -896,9 +937,13 @@ def main() -> None:
     held_out = sum(is_held_out(e["image"]) for e in json.loads((args.data / "labels.json").read_text()))
     print(f"trained part {len(train)} photos, held-out part {held_out} (never read here)", flush=True)
     for folder in args.fixtures:
-        scenes = load_fixtures(folder, args.classes)
+        scenes = load_fixtures(folder, args.classes, args.keep_die_free_scenes)
         train += scenes * args.fixture_repeat
         print(f"fixtures {folder}: {len(scenes)} scenes x {args.fixture_repeat}", flush=True)
+    if args.die_free:
+        free = die_free_photos(args.die_free)
+        train += free
+        print(f"die-free photos: {len(free)}", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
 
     steps_done: dict[str, int] = {}
@@ -959,7 +1004,12 @@ def main() -> None:
         return
 
     jobs: list[tuple[nn.Module, str, tuple[int, int, int, int]]] = []
-    if args.average:
+    if args.average and args.only == "finder":
+        # No training: the weight average of finders fine-tuned from one starting point.
+        finder = Finder()
+        finder.load_state_dict(average_weights([torch.load(p) for p in args.average]))
+        jobs.append((finder, "dice_finder.onnx", (1, 3, 384, 512)))
+    elif args.average:
         # No training: the weight average of readers fine-tuned from one starting point.
         reader = Reader(args.reader_width, args.crop_size, args.classes)
         reader.load_state_dict(average_weights([torch.load(p) for p in args.average]))
