@@ -96,11 +96,12 @@ def test_two_touching_dice_are_both_found() -> None:
 DEV_SCENES = Path(__file__).resolve().parents[2] / "fixtures" / "scenes" / "dev"
 
 
-@pytest.mark.parametrize("name", ["dev_0003.jpg", "dev_0006.jpg", "dev_0020.jpg"])
+@pytest.mark.parametrize("name", ["dev_0011.jpg", "dev_0034.jpg", "dev_0062.jpg"])
 def test_touching_small_dice_are_found_by_the_closer_look(name: str) -> None:
-    """Two touching dice about 30 px across in a 1280x960 frame make one peak in the finder's
-    first look, so one of them had no candidate; the closer look beside the peak finds it
-    (``close_look``), with or without the table's scale."""
+    """Two touching dice about 30 px across in a 1280x960 frame can make one peak in the
+    finder's first look, so that one of them has no candidate; the closer look beside the peak
+    finds it (``close_look``), with or without the table's scale. (The scenes are those where
+    the shipped finder needs it: session 19's finder separates session 14's examples itself.)"""
     entry = next(e for e in json.loads((DEV_SCENES / "labels.json").read_text()) if e["image"] == name)
     img = cv2.imread(str(DEV_SCENES / name), cv2.IMREAD_COLOR)
     assert img is not None
@@ -118,7 +119,7 @@ def test_touching_small_dice_are_found_by_the_closer_look(name: str) -> None:
         assert found_count(find_dice(img, mm_per_px=scale)) == len(flat)
 
 
-@pytest.mark.parametrize(("name", "value"), [("dev_0193.jpg", 1), ("dev_0213.jpg", 2)])
+@pytest.mark.parametrize(("name", "value"), [("dev_0137.jpg", 1), ("dev_0193.jpg", 2)])
 def test_a_die_boxed_too_tightly_is_read_in_a_wider_box(name: str, value: int) -> None:
     """The finder boxes only the middle of these dice (the pip of a "1", half a "2"): a crop
     that tight shows the reader no die. Read again in a box 1.6 times as large
@@ -443,7 +444,8 @@ CEILING_FALSE_DICE = 10
 def test_unread_candidates_the_reader_doubts_are_dice_are_dropped() -> None:
     """A card's pips pass the finder as dice. Those the reader gives no value and doubts are
     dice at all (not-a-die above ``unsure_not_die``) are dropped; read ones and flagged ones stay."""
-    path = DATA.parent / "cards-cadyze" / "cards_phone-black-deck_IMG_7726_2b97849a.jpg"
+    # A card photo the dice networks never learned from (they learn every other one).
+    path = DATA.parent / "cards-cadyze" / "cards_webcam_WIN_20240630_19_35_16_Pro_7b93aee8.jpg"
     assert path.is_file(), f"missing real photo {path}"
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)
     assert img is not None, f"unreadable real photo {path}"
