@@ -29,14 +29,16 @@ photos (listed twice) and the dev scenes (listed twice, coin-only scenes kept:
 tools.fixturegen --scenes --split train --feature d8_dice --feature cocked_die --limit 240
 --blender 0 --seed 77 --out /tmp/trainp``), every other card photo as a picture with no die
 (``--die-free``), and in the second run 51 more training scenes, 43 of them Cycles renders
-(the same with ``--limit 160 --seed 91 --out /tmp/trainc``, stopped after 51 and indexed with
-``--index --limit 50``)::
+(the same with ``--limit 160 --seed 91 --out /tmp/trainc --work /tmp/trainc_work``, stopped
+after 51 and indexed with ``--index --split train --limit 50 --seed 91`` and the same folders).
+Session 3's finder is ``git show d74c11f:vision/models/dice_finder.onnx`` (saved as
+``/tmp/finder3.onnx`` here)::
 
     python tools/train_dice.py --only finder --finder-steps 6000 --finder-batch 16 --det-crop 192 \
         --synth-share 0.1 --photo-repeat 2 --fixtures fixtures/scenes/dev --fixtures fixtures/scenes/dev \
         --fixtures /tmp/trainp/scenes/train --keep-die-free-scenes \
         --die-free ../shared/data/cards-cadyze --workers 1 --seed 31 --lr 1e-3 \
-        --init vision/models/dice_finder.onnx --out /tmp/fF1
+        --init /tmp/finder3.onnx --out /tmp/fF1
     (the same with --fixtures /tmp/trainc/scenes/train given twice more, --seed 32 --out /tmp/fF2)
     python tools/train_dice.py --only finder --average /tmp/fF1/dice_finder.pt /tmp/fF2/dice_finder.pt \
         --out vision/models
