@@ -720,28 +720,30 @@ def mine_negatives(sources: list[tuple[Path, bool]], every_candidate: bool = Fal
     return out
 
 
+def learned_die_free_photos(folder: Path) -> list[Path]:
+    """The photos of a folder of photos that hold no die that the networks may learn from: every
+    other one, sorted by name, from the first. The rest stay unseen, to measure the false dice
+    on (``coins_bench.py`` and ``tools/train_coins.py`` split the card photos the same way)."""
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))[::2]
+
+
 def die_free_photos(folders: list[Path]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """(image, no boxes, no values) for every other photo (sorted by name, from the first) of
+    """(image, no boxes, no values) for the learned photos (:func:`learned_die_free_photos`) of
     folders of photos that hold no die, such as the card photos of ../shared/data/cards-cadyze
     (``--die-free``): the finder learns that nothing there is a die, the reader that any crop of
-    them is "not a die face". The rest stay unseen, as for :func:`mine_die_free`."""
-    out = []
-    for folder in folders:
-        for path in sorted(p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))[::2]:
-            out.append((read_image(path), np.zeros((0, 4), np.float32), np.zeros(0, np.int64)))
-    return out
+    them is "not a die face"."""
+    return [(read_image(path), np.zeros((0, 4), np.float32), np.zeros(0, np.int64))
+            for folder in folders for path in learned_die_free_photos(folder)]
 
 
 def mine_die_free(folders: list[Path]) -> list[dict[str, Any]]:
     """Hard negatives on photos that hold no die at all (``--mine-photos``, such as the card
     photos of ../shared/data/cards-cadyze): every place the finder takes for a die, also those
-    the shipped reader rejects. Only every other photo (sorted by name, from the first) is
-    mined; the rest are left unseen, to measure the false dice on (``coins_bench.py`` and
-    ``tools/train_coins.py`` split the card photos the same way)."""
+    the shipped reader rejects, on the learned photos only (:func:`learned_die_free_photos`)."""
     params = every_candidate_params()
     out: list[dict[str, Any]] = []
     for folder in folders:
-        for path in sorted(p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))[::2]:
+        for path in learned_die_free_photos(folder):
             for d in find_dice(read_image(path), params):
                 out.append({"image": str(path), "cx": d.center[0], "cy": d.center[1],
                             "side": float(max(d.bbox[2], d.bbox[3])), "why": "die-free photo"})
