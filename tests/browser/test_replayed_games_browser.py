@@ -26,6 +26,10 @@ def play(tablet: Any, game: str, taps: list[str], db: Path, name: str, read: str
             for number, action in enumerate(taps):
                 selector = f'#options button[data-action="{action}"]:not([disabled])'
                 page.wait_for_selector(selector, timeout=60000)
+                # As players do: the rules' forced moves first (the camera marks them done), then
+                # the decision. Tapped before, the table after the moves was taken for the next
+                # throw: Sevens' B scored 8 with 4 4 left from 3 4 4 4 read as a new roll.
+                page.wait_for_function("() => !document.querySelector('#forced li:not(.done)')", timeout=60000)
                 if number == 0:
                     if first_shown is not None:
                         page.wait_for_selector(first_shown, timeout=30000)
