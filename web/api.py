@@ -103,6 +103,14 @@ def redo() -> Any:
     return jsonify(view_for_client())
 
 
+@bp.post("/api/table-is-right")
+@controller_required
+def table_is_right() -> Any:
+    """The players say the forced moves are made although the camera saw otherwise."""
+    service().confirm_table()
+    return jsonify(view_for_client())
+
+
 @bp.post("/api/answer")
 @controller_required
 def answer() -> Any:

@@ -87,10 +87,12 @@ class TableService:
                 log_length=len(self.match.events),
             )
             # Forced moves the camera has seen made since the last action are shown as done.
-            last = next((e for e in reversed(self.match.events) if e.kind == "action" or e.actor == "camera"), None)
-            made = set(last.detail.get("moves", [])) if last is not None and last.detail.get("ruling") == "confirmed" else set()
+            made = moves_seen_done(self.match)
             for move in view.get("forced_moves", []):
                 move["done"] = move.get("text") in made
+            awaited = self.moves_awaited()
+            view["moves_awaited"] = bool(awaited)
+            view["can_confirm_table"] = bool(awaited) and pending is not None and pending.detail.get("ruling") == "discrepancy"
             if pending is not None and pending.detail.get("ruling") == "question":
                 refs = pending.detail.get("refs", [])
                 view["question"] = {"id": pending.seq, "text": pending.text, "choices": pending.detail.get("choices", []),
@@ -108,14 +110,61 @@ class TableService:
 
     # -- what the tablet does --------------------------------------------------------------
 
-    def act(self, text: str) -> dict[str, Any]:
+    def act(self, text: str, wait_for_moves: bool = True) -> dict[str, Any]:
         """Apply an action typed or tapped on the tablet (a decision, or a correction).
 
+        While the camera watches, a player's decision waits until it has seen the rules'
+        forced moves made (G-2); ``wait_for_moves=False`` takes it at once (a replay's
+        recorded decision at its recorded moment).
+
         :raises InvalidActionError: for text that is no action of this game.
-        :raises IllegalActionError: for an action the rules forbid now.
+        :raises IllegalActionError: for an action the rules forbid now, or a decision taken
+            before the camera has seen the forced moves made.
         """
-        event = self.match.apply(text.strip(), "tablet")
+        with self.match.lock:
+            awaited = self.moves_awaited() if wait_for_moves else []
+            if awaited and self.match.state.current_player() != CHANCE:
+                self.match.parse(text.strip())  # text that is no action says so first
+                # G-2: the table is checked after each forced step before further input is taken.
+                # A decision taken earlier would make the camera read the table after the moves
+                # as the next throw.
+                raise IllegalActionError(
+                    f"the camera has not yet seen the forced moves made ({'; '.join(awaited)}): "
+                    "make them and let the table settle first", rule="G-2")
+            event = self.match.apply(text.strip(), "tablet")
         return self._changed(event)
+
+    def moves_awaited(self) -> list[str]:
+        """The forced moves the camera has yet to see made, while it is watching (G-2).
+
+        Empty without a camera, or when its loop is not running (a replay that ended, a camera
+        lost): then the players go on by hand.
+        """
+        if self.loop is None or self.loop.status.state != "running":
+            return []
+        with self.match.lock:
+            made = moves_seen_done(self.match)
+            return [str(m.get("text")) for m in self.match.state.view().get("forced_moves", []) if m.get("text") not in made]
+
+    def confirm_table(self) -> dict[str, Any]:
+        """The players say the table is right although the camera saw it otherwise.
+
+        Offered only while the camera's discrepancy is about the forced moves (it has looked
+        at the table after them): the moves are logged as made, by the tablet's word, and the
+        decisions they held back can be taken.
+
+        :raises IllegalActionError: when no forced move is waiting on such a discrepancy.
+        """
+        with self.match.lock:
+            awaited = self.moves_awaited()
+            pending = self.match.pending
+            if not awaited or pending is None or pending.detail.get("ruling") != "discrepancy":
+                raise IllegalActionError("no forced move is waiting on the camera's check of the table")
+            event = self.match.record("ruling", "The players say the table is right: " + "; ".join(awaited), "tablet",
+                                      pending.frame_id, {"ruling": "confirmed", "moves": awaited, "by_hand": True})
+        if self.recorder is not None:
+            self.recorder.ruling("confirmed", event.text, event.frame_id)
+        return self._publish()
 
     def undo(self) -> dict[str, Any]:
         """Take back the last action (it can be redone).
@@ -375,6 +424,15 @@ class TableService:
             self._thread.join(timeout=10)
         if self.source is not None:
             self.source.close()
+
+
+def moves_seen_done(match: Match) -> set[str]:
+    """The forced moves confirmed made since the last change of the rules state: by the
+    camera's last ruling, or by the players on the tablet (``TableService.confirm_table``)."""
+    last = next((e for e in reversed(match.events) if e.kind == "action" or e.kind == "ruling"), None)
+    if last is None or last.detail.get("ruling") != "confirmed":
+        return set()
+    return {str(move) for move in last.detail.get("moves", [])}
 
 
 def create_match(store: MatchStore, game: str, players: list[str], options: Mapping[str, Any],
@@ -957,10 +1015,15 @@ class RecordedTablet:
             else:
                 text = str(decision["action"])
                 error = match.state.why_illegal(match.state.game.parse_action(text))
+                # A decision recorded with its moment is taken then, as it was; one without
+                # waits, as players do, until the camera has seen the forced moves made (G-2).
+                awaited = service.moves_awaited() if after is None and match.state.current_player() != CHANCE else []
+                if error is None and awaited:
+                    error = IllegalActionError(f"the camera has not yet seen {'; '.join(awaited)}", rule="G-2")
                 if error is not None:
                     # A recorded decision the rules forbid now is not forced on the match: it
                     # waits (and says why) until the table is where the recording was.
                     self.waiting = f"recorded decision {done + 1} ({text}) waits: {error}"
                     return
                 self.waiting = ""
-                service.act(text)
+                service.act(text, wait_for_moves=False)

@@ -26,10 +26,10 @@ def play(tablet: Any, game: str, taps: list[str], db: Path, name: str, read: str
             for number, action in enumerate(taps):
                 selector = f'#options button[data-action="{action}"]:not([disabled])'
                 page.wait_for_selector(selector, timeout=60000)
-                # As players do: the rules' forced moves first (the camera marks them done), then
-                # the decision. Tapped before, the table after the moves was taken for the next
+                # The decision's button is enabled only once the camera has seen the rules' forced
+                # moves made (G-2). Tapped before, the table after the moves was taken for the next
                 # throw: Sevens' B scored 8 with 4 4 left from 3 4 4 4 read as a new roll.
-                page.wait_for_function("() => !document.querySelector('#forced li:not(.done)')", timeout=60000)
+                assert page.evaluate("() => !document.querySelector('#forced li:not(.done)')"), "forced moves awaited"
                 if number == 0:
                     if first_shown is not None:
                         page.wait_for_selector(first_shown, timeout=30000)
@@ -192,3 +192,43 @@ def test_a_throw_read_unsurely_is_confirmed_with_one_tap(tablet: Any, tmp_path: 
     applied = [str(h) for h in service.match.state.history()]
     assert len(applied) == before + 1 and canonical(applied[-1]) in recorded
     assert [e.actor for e in service.match.events if e.kind == "answer"][-1] == "players"
+
+
+def test_a_decision_waits_for_the_forced_moves_and_the_players_may_vouch_for_the_table(tablet: Any, tmp_path: Path) -> None:
+    """G-2, SV-4.2: after the roll 1 2 4 6 3 3 the tablet shows the moves to make and holds the
+    decisions back while the camera watches; the camera then sees the dice untouched (a
+    discrepancy), the players tap that the moves are made, and keep (SV-4.4: 2 + 3 = 5)."""
+    from tests.hardware.fakes import FakeSource, SceneReader, SceneSettle
+    from tests.web.test_loop import SCENES, frames
+    from web.service import TableService, create_match
+    from web.store import MatchStore
+
+    store = MatchStore(tmp_path / "m.db")
+    match = create_match(store, "sevens", ["Ann", "Bo"], {"sv.rounds": "1"})
+    service = TableService(store, match, FakeSource(frames(1, 2, 3, 7)), settle=SceneSettle,
+                           read=SceneReader({**SCENES, 7: SCENES[3]}))
+    assert service.loop is not None
+    service.loop.source.start()
+    for _ in range(12):  # the order rolls and Ann's roll
+        service.loop.step()
+    service.loop.status.state = "running"  # the camera watches on, as ``serve``'s thread does
+    with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
+        page = tablet.new_page()
+        page.goto(server.url + "/")
+        unlock(page)
+        page.wait_for_selector('#options button[data-action="keep"][disabled]', timeout=30000)
+        assert "SV-4.2" in page.inner_text("#forced")
+        assert page.inner_text("#options-title") == "Your options, once the camera sees the moves made"
+        assert page.is_hidden("#table-is-right")
+        screenshot(page, "moves-awaited")
+        for _ in range(4):  # the camera sees the roll untouched
+            service.loop.step()
+        page.wait_for_selector("#table-is-right:not([hidden])", timeout=30000)
+        assert_tablet_friendly(page)
+        screenshot(page, "moves-awaited-discrepancy")
+        page.tap("#table-is-right")
+        page.wait_for_selector('#options button[data-action="keep"]:not([disabled])', timeout=30000)
+        page.tap('#options button[data-action="keep"]')
+        page.wait_for_function("document.querySelector('#scores').textContent.includes('5')", timeout=30000)
+    assert service.match.state.scores()["Ann"] == 5
+    assert [e.detail.get("by_hand") for e in match.events if e.actor == "tablet" and e.kind == "ruling"] == [True]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import cv2
@@ -118,6 +119,72 @@ def test_forced_moves_the_camera_saw_made_are_shown_done(tmp_path: Path) -> None
     assert done == ["Move 3 heads and 3 tails from the Theatre to the Balcony (SP-3.2)"]
     service.act("gather")
     assert not any(m["done"] for m in service.view()["forced_moves"])
+
+
+def watch_and_tap(service: TableService, decision: str, scenes: dict) -> list[tuple[str, bool]]:
+    """Run the camera's loop as ``serve`` does (its state ``running``) and tap ``decision``
+    after every frame at which a player is to act: what each tap got, and whether the table
+    could then be confirmed by hand (it is, when it can). Stops once the decision is taken."""
+    assert service.loop is not None
+    service.loop.read = SceneReader(scenes)
+    taps: list[tuple[str, bool]] = []
+    stop = threading.Event()
+
+    def tap() -> None:
+        view = service.view()
+        if view["awaiting_chance"]:
+            return
+        try:
+            service.act(decision)
+        except IllegalActionError as error:
+            taps.append((str(error), view["can_confirm_table"]))
+            if view["can_confirm_table"]:
+                service.confirm_table()
+            return
+        taps.append(("taken", view["can_confirm_table"]))
+        stop.set()
+
+    service.loop.source.start()
+    service.loop.run(stop, after_step=tap)
+    return taps
+
+
+def test_a_decision_waits_until_the_camera_sees_the_forced_moves_made(tmp_path: Path) -> None:
+    """G-2, SV-4.2: after the roll 1 2 4 6 3 3 the pairs 1+6 and 4+3 go aside. A decision tapped
+    before the camera has seen them aside is refused (taken, the table after the moves would be
+    read as the next roll); once it has (scene 4), the decision is taken."""
+    service = service_with(tmp_path, frames(1, 2, 3, 4))
+    taps = watch_and_tap(service, "keep", SCENES)
+    *refused, taken = taps
+    assert refused and all(text.startswith("G-2") and "SV-4.2" in text and not can for text, can in refused)
+    assert taken == ("taken", False)
+    assert service.match.state.scores()["Ann"] == 5  # the 2 and the 3 left (SV-4.4)
+
+
+def test_the_players_may_say_the_table_is_right_when_the_camera_disagrees(tmp_path: Path) -> None:
+    """G-2: scene 7 shows the roll untouched (a discrepancy: the pairs not aside). The players
+    say the table is right on the tablet: the moves are logged as made by their word, and the
+    decision is taken."""
+    scenes = {**SCENES, 7: SCENES[3]}
+    service = service_with(tmp_path, frames(1, 2, 3, 7, 4))
+    with pytest.raises(IllegalActionError, match="no forced move"):
+        service.confirm_table()
+    taps = watch_and_tap(service, "keep", scenes)
+    *refused, taken = taps
+    assert taken == ("taken", False) and any(can for _, can in refused)
+    by_hand = [e for e in service.match.events if e.actor == "tablet" and e.kind == "ruling"]
+    assert len(by_hand) == 1 and by_hand[0].detail["by_hand"] is True and by_hand[0].detail["moves"]
+    assert service.match.state.scores()["Ann"] == 5
+
+
+def test_without_a_watching_camera_decisions_are_taken_at_once(tmp_path: Path) -> None:
+    """A replay that has ended (or a camera lost) leaves the players to go on by hand."""
+    service = service_with(tmp_path, frames(1, 2, 3))
+    service.start()
+    assert service.wait(10)
+    view = service.view()
+    assert view["forced_moves"] and view["moves_awaited"] is False
+    assert service.act("keep")["scores"]["Ann"] == 5
 
 
 def test_new_match_abandons_the_old_one(tmp_path: Path) -> None:

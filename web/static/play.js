@@ -66,12 +66,14 @@ function render(next) {
     button.type = "button";
     button.dataset.action = o.action;
     button.append(el("span", o.action, "verb"), document.createTextNode(o.label));
-    button.disabled = !controller || Boolean(next.question);
+    // G-2: a decision waits until the camera has seen the forced moves made.
+    button.disabled = !controller || Boolean(next.question) || Boolean(next.moves_awaited);
     button.addEventListener("click", () => act(o.action));
     return button;
   }));
   const cardGame = next.game === "pennies-from-heaven";
   $("options-title").hidden = !(next.options || []).length;
+  $("options-title").textContent = next.moves_awaited ? "Your options, once the camera sees the moves made" : "Your options";
   $("manual").hidden = !controller || !(next.awaiting_chance || cardGame);
   $("cards").hidden = !controller || !cardGame;
   $("manual-action").placeholder = cardGame ? "meld 7H 7D 7C" : throwExample(next);
@@ -99,6 +101,7 @@ function render(next) {
   if (discrepancy) {
     $("problems").replaceChildren(...discrepancy.problems.map((p) => el("li", p)));
   }
+  $("table-is-right").hidden = !controller || !next.can_confirm_table;
 
   const tbody = $("scores").tBodies[0];
   tbody.replaceChildren(...Object.entries(next.scores || {}).map(([name, score]) => {
@@ -147,6 +150,9 @@ $("undo").addEventListener("click", async () => {
 });
 $("redo").addEventListener("click", async () => {
   try { render(await post("/api/redo")); } catch (err) { showError(err.message); }
+});
+$("table-is-right").addEventListener("click", async () => {
+  try { render(await post("/api/table-is-right")); } catch (err) { showError(err.message); }
 });
 $("odds-toggle").addEventListener("click", () => {
   $("odds").hidden = !$("odds").hidden;
