@@ -18,8 +18,12 @@ from referee.actions import Designate
 from referee.errors import ConfigError, IllegalActionError, InvalidActionError
 from referee.options import parse_option_assignments
 from referee.reconcile import AS_READ, NOT_FLAT_ANSWERS, NOT_THERE_ANSWERS, ONE_BY_ONE
+from vision.types import COIN_KINDS, DIE_KINDS
 from web.loop import LoopResult, Reader, Settler, TableLoop
 from web.store import Event, Match, MatchStore
+
+CAMERA_KINDS = frozenset((*COIN_KINDS, *DIE_KINDS))
+"""The kinds of object the camera reads: only their moves wait for it (G-2)."""
 
 SettleFactory = Callable[[], Settler]
 """Makes a fresh settle detector (one per loop, and again for a new match)."""
@@ -137,14 +141,16 @@ class TableService:
     def moves_awaited(self) -> list[str]:
         """The forced moves the camera has yet to see made, while it is watching (G-2).
 
-        Empty without a camera, or when its loop is not running (a replay that ended, a camera
-        lost): then the players go on by hand.
+        Only moves of objects the camera reads (coins and dice: not Pennies From Heaven's
+        cards, entered by hand). Empty without a camera, or when its loop is not running (a
+        replay that ended, a camera lost): then the players go on by hand.
         """
         if self.loop is None or self.loop.status.state != "running":
             return []
         with self.match.lock:
             made = moves_seen_done(self.match)
-            return [str(m.get("text")) for m in self.match.state.view().get("forced_moves", []) if m.get("text") not in made]
+            return [str(move) for move in self.match.state.forced_moves()
+                    if str(move) not in made and any(item.kind in CAMERA_KINDS for item in move.items)]
 
     def confirm_table(self) -> dict[str, Any]:
         """The players say the table is right although the camera saw it otherwise.

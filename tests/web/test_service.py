@@ -177,6 +177,20 @@ def test_the_players_may_say_the_table_is_right_when_the_camera_disagrees(tmp_pa
     assert service.match.state.scores()["Ann"] == 5
 
 
+def test_moves_of_objects_the_camera_does_not_read_do_not_wait_for_it(tmp_path: Path) -> None:
+    """G-2, G-6: Pennies From Heaven's cards are entered by hand, not read: after a draw (PH-7.1)
+    the next decision is taken at once although the camera watches."""
+    store = MatchStore(tmp_path / "m.db")
+    match = create_match(store, "pennies-from-heaven", ["N", "E", "S", "W"], {})
+    service = TableService(store, match, FakeSource([]), settle=SceneSettle, read=SceneReader({}))
+    assert service.loop is not None
+    service.loop.status.state = "running"  # the camera watches, as ``serve``'s thread does
+    for action in ["designate W", "dealt no no", "upcard 9C", *["red-threes none"] * 4, "draw"]:
+        service.act(action)
+    assert "PH-7.1" in service.view()["forced_moves"][0]["text"] and service.moves_awaited() == []
+    service.act("red-threes none")
+
+
 def test_without_a_watching_camera_decisions_are_taken_at_once(tmp_path: Path) -> None:
     """A replay that has ended (or a camera lost) leaves the players to go on by hand."""
     service = service_with(tmp_path, frames(1, 2, 3))
