@@ -44,6 +44,11 @@ class FakeService:
         self._publish()
         return self.view()
 
+    def confirm_table(self) -> dict[str, Any]:
+        from referee import IllegalActionError
+
+        raise IllegalActionError("no forced move is waiting on the camera's check of the table")  # no camera here
+
     def undo(self) -> dict[str, Any]:
         self.redo_stack.append(str(self.state.undo()))
         self._publish()

@@ -82,6 +82,18 @@ def test_illegal_action_is_409_with_the_rule(controller: tuple[FlaskClient, dict
     assert body["rule"].startswith("SP-") and body["error"]
 
 
+def test_a_spectator_cannot_say_the_table_is_right(client: FlaskClient) -> None:
+    response = client.post("/api/table-is-right", json={}, headers={"X-CSRF-Token": csrf_of(client)})
+    assert response.status_code == 403
+
+
+def test_the_table_is_right_is_refused_when_no_move_waits(controller: tuple[FlaskClient, dict[str, str]]) -> None:
+    """G-2: the players' word that the forced moves are made; refused (409) when none waits."""
+    client, headers = controller
+    response = client.post("/api/table-is-right", json={}, headers=headers)
+    assert response.status_code == 409 and "no forced move" in response.get_json()["error"]
+
+
 def test_malformed_input_is_400(controller: tuple[FlaskClient, dict[str, str]]) -> None:
     client, headers = controller
     assert client.post("/api/action", data="not json", headers=headers).status_code == 400
