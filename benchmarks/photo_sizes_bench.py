@@ -1,0 +1,165 @@
+"""The whole read on the real photos at other sizes, in other light, from other cameras.
+
+Usage::
+
+    .venv/bin/python benchmarks/photo_sizes_bench.py [--sizes 0.5,1,2,4] [--conditions warm,dark,blur]
+        [--die-px 25,45] [--every 1]
+
+Other real photos than ours will come at other sizes (a phone's 4000 px, a webcam's 640),
+under other light and from other cameras, so ``referee read`` must read them as it reads ours.
+Each photo of dice-rune55 and coins-mmr is read as ``referee read IMAGE`` reads it (no
+calibration): scaled by each factor of ``--sizes`` (area averaging to shrink, bicubic to
+enlarge), altered by each name of ``--conditions`` (``warm``: tungsten light, ``cool``: shade,
+``dark``: under half the light, ``flat``: low contrast, ``gamma``: dark mid-tones, ``jpeg``:
+saved at JPEG quality 30, ``blur``: out of focus, Gaussian sigma 1.5 px, ``noise``: a small
+sensor's grain, sigma 12 levels) and, for the dice, shrunk so that
+its median labelled die is each of ``--die-px`` pixels across (the issue reads dice from about
+25 px). The labels are scaled with the photo and scored as ``dice_bench`` and ``coins_bench``
+match them: dice found, precision, read right, reads at the shared sure level and how many of
+them are wrong; coins found, precision, denominations, faces right, sure and wrong. Prints one
+line a condition, with the median CPU milliseconds a photo. ``--every N`` reads every Nth
+photo only (a quicker look).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import coins_bench  # noqa: E402
+import dice_bench  # noqa: E402
+from vision.read import read_table  # noqa: E402
+from vision.types import CONFIDENT  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data"
+COIN_KINDS = ("penny", "nickel", "dime", "quarter", "other")
+DIE_KINDS = ("d6", "d8")
+
+def _as_jpeg(image: np.ndarray, quality: int) -> np.ndarray:
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    return cv2.imdecode(data, cv2.IMREAD_COLOR)
+
+
+CONDITIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "none": lambda f: f,
+    "warm": lambda f: f * np.array([0.70, 0.95, 1.15], np.float32),  # BGR: tungsten
+    "cool": lambda f: f * np.array([1.20, 1.00, 0.80], np.float32),
+    "dark": lambda f: f * 0.45,
+    "flat": lambda f: f * 0.6 + 60.0,
+    "gamma": lambda f: 255.0 * (f / 255.0) ** 1.8,
+    "jpeg": lambda f: _as_jpeg(np.clip(f, 0, 255).astype(np.uint8), 30).astype(np.float32),
+    "blur": lambda f: cv2.GaussianBlur(f, (0, 0), 1.5),
+    "noise": lambda f: f + np.random.default_rng(1).normal(0.0, 12.0, f.shape).astype(np.float32),
+}
+"""Each condition as a change of the photo's BGR values (float32, 0..255)."""
+
+
+def altered(image: np.ndarray, condition: str) -> np.ndarray:
+    """The photo as it would look in ``condition`` (one of :data:`CONDITIONS`)."""
+    if condition == "none":
+        return image
+    return np.clip(CONDITIONS[condition](image.astype(np.float32)), 0, 255).astype(np.uint8)
+
+
+def scaled(image: np.ndarray, factor: float) -> np.ndarray:
+    """The photo ``factor`` times its size: area averaging to shrink, bicubic to enlarge."""
+    if factor == 1.0:
+        return image
+    interpolation = cv2.INTER_AREA if factor < 1.0 else cv2.INTER_CUBIC
+    return cv2.resize(image, None, fx=factor, fy=factor, interpolation=interpolation)
+
+
+def scaled_labels(objects: list[dict], factor: float) -> list[dict]:
+    """The labels of a photo shown ``factor`` times its size."""
+    return [dict(o, bbox=[v * factor for v in o["bbox"]]) for o in objects]
+
+
+def dice_line(name: str, entries: list[dict], factor_of: Callable[[dict], float], condition: str) -> str:
+    """Read every dice photo at its factor in ``condition``; one report line."""
+    labels = found = matched = right = sure = sure_wrong = 0
+    ms: list[float] = []
+    for e in entries:
+        factor = factor_of(e)
+        image = altered(scaled(cv2.imread(str(DATA / "dice-rune55" / e["image"])), factor), condition)
+        truth = scaled_labels(e["objects"], factor)
+        started = time.process_time()
+        observation = read_table(image)
+        ms.append((time.process_time() - started) * 1000.0)
+        dice = [d for d in observation.objects if d.kind in DIE_KINDS]
+        pairs = dict(dice_bench.match(truth, dice))
+        labels += len(truth)
+        found += len(dice)
+        matched += len(pairs)
+        right += sum(1 for i, o in enumerate(truth) if i in pairs and dice[pairs[i]].kind == o["kind"]
+                     and dice[pairs[i]].value == int(o["value"]))
+        by_die = {j: i for i, j in pairs.items()}
+        for j, d in enumerate(dice):
+            if d.confidence >= CONFIDENT and d.value is not None:
+                sure += 1
+                sure_wrong += int(j not in by_die or d.value != int(truth[by_die[j]]["value"]))
+    pct = lambda a, b: f"{100.0 * a / b:5.1f}%" if b else "  n/a"  # noqa: E731
+    return (f"{name:<30} dice {labels:4d}  found {pct(matched, labels)}  precision {pct(matched, found)}  "
+            f"read right {pct(right, labels)}  sure {sure} (wrong {sure_wrong})  ms {statistics.median(ms):.0f}")
+
+
+def coins_line(name: str, entries: list[dict], factor: float, condition: str) -> str:
+    """Read every coin photo at ``factor`` in ``condition``; one report line."""
+    tally = coins_bench.Tally()
+    ms: list[float] = []
+    for e in entries:
+        image = altered(scaled(cv2.imread(str(DATA / "coins-mmr" / e["image"])), factor), condition)
+        started = time.process_time()
+        observation = read_table(image)
+        ms.append((time.process_time() - started) * 1000.0)
+        coins_bench.score(tally, [d for d in observation.objects if d.kind in COIN_KINDS], scaled_labels(e["objects"], factor))
+    return f"{tally.line(name)}  ms {statistics.median(ms):.0f}"
+
+
+def median_die_px(entry: dict) -> float:
+    """The median labelled die's side (square root of its box's area), in the photo's pixels."""
+    return float(np.median([np.sqrt(o["bbox"][2] * o["bbox"][3]) for o in entry["objects"]]))
+
+
+def main() -> None:
+    """Read the photos in every condition asked for and print one line each."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default="0.5,1,2,4", help="factors each photo is scaled by")
+    ap.add_argument("--conditions", default="warm,cool,dark,flat,gamma,jpeg,blur,noise",
+                    help="altered photos, at their own size (see the module docstring)")
+    ap.add_argument("--die-px", default="25,45", help="dice photos shrunk so their median die is this many pixels across")
+    ap.add_argument("--every", type=int, default=1, help="read every Nth photo only")
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    dice = json.loads((DATA / "dice-rune55" / "labels.json").read_text())[:: args.every]
+    coins = json.loads((DATA / "coins-mmr" / "labels.json").read_text())[:: args.every]
+    print(f"dice-rune55: {len(dice)} photos; coins-mmr: {len(coins)} photos; read_table, no calibration, one thread")
+    for factor in (float(s) for s in args.sizes.split(",") if s):
+        print(dice_line(f"dice, size x{factor:g}", dice, lambda e, f=factor: f, "none"), flush=True)
+        print(coins_line(f"coins, size x{factor:g}", coins, factor, "none"), flush=True)
+    for condition in (s for s in args.conditions.split(",") if s and s != "none"):
+        if condition not in CONDITIONS:
+            raise SystemExit(f"unknown condition {condition!r}: one of {', '.join(CONDITIONS)}")
+        print(dice_line(f"dice, {condition}", dice, lambda e: 1.0, condition), flush=True)
+        print(coins_line(f"coins, {condition}", coins, 1.0, condition), flush=True)
+    for px in (float(s) for s in args.die_px.split(",") if s):
+        # Only shrunk: a photo whose dice are already smaller is left out of that line.
+        small = [e for e in dice if median_die_px(e) >= px]
+        print(dice_line(f"dice about {px:g} px across ({len(small)} photos)", small, lambda e, p=px: p / median_die_px(e), "none"),
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
