@@ -354,6 +354,30 @@ def test_a_large_crop_blurs_only_what_it_samples() -> None:
         assert np.abs(got.astype(int) - expected.astype(int)).max() <= 1, (side, cx, cy, angle)
 
 
+def test_a_die_many_times_the_crop_is_averaged_down_first_to_nearly_the_same_crop() -> None:
+    """A die over eight times the crop's side (a phone's close-up) is averaged down by a whole
+    factor before the blur (blurring its full size took a sixth of a second a crop): the crop
+    is nearly the one blurring the whole frame gives, at any turn; where it reaches beyond the
+    frame's edge (repeated there from a coarser image's last row) a little less nearly."""
+    from vision._dice_net import SHRINK_BEYOND, crop_patch
+
+    rng = np.random.default_rng(11)
+    frame = cv2.GaussianBlur(rng.integers(0, 256, (1600, 1600, 3), dtype=np.uint8), (0, 0), 4.0)
+    frame = cv2.normalize(frame, None, 0, 255, cv2.NORM_MINMAX)
+    cases = ((500.0, 800.0, 800.0, 0.0, 0.5, 3), (1000.0, 700.0, 900.0, 30.0, 0.5, 3), (700.0, 80.0, 1500.0, 60.0, 2.0, 10))
+    for side, cx, cy, angle, mean_diff, max_diff in cases:
+        k = 40 / side
+        assert k < SHRINK_BEYOND / 2
+        whole = cv2.GaussianBlur(frame, (0, 0), 0.45 / k)
+        m = cv2.getRotationMatrix2D((cx, cy), angle, k)
+        m[0, 2] += 20 - cx
+        m[1, 2] += 20 - cy
+        expected = cv2.warpAffine(whole, m, (40, 40), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        got = crop_patch(frame, cx, cy, side, angle, size=40)
+        diff = np.abs(got.astype(int) - expected.astype(int))
+        assert diff.mean() <= mean_diff and diff.max() <= max_diff, (side, cx, cy, angle, diff.mean(), diff.max())
+
+
 def test_params_are_frozen() -> None:
     with pytest.raises(AttributeError):
         DiceParams().det_threshold = 0.1  # type: ignore[misc]
