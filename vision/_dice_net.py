@@ -128,8 +128,8 @@ def crop_patch(
         if shrink > 1:
             # Mirrored out to whole blocks, as the Gaussian sees beyond the frame's edge.
             rh, rw = -(-region.shape[0] // shrink), -(-region.shape[1] // shrink)
-            region = cv2.copyMakeBorder(region, 0, rh * shrink - region.shape[0], 0, rw * shrink - region.shape[1],
-                                        cv2.BORDER_REFLECT_101)
+            region = np.asarray(cv2.copyMakeBorder(region, 0, rh * shrink - region.shape[0], 0,
+                                                   rw * shrink - region.shape[1], cv2.BORDER_REFLECT_101), np.uint8)
             region = np.asarray(cv2.resize(region, (rw, rh), interpolation=cv2.INTER_AREA), np.uint8)
             # The block average spreads by (shrink^2 - 1) / 12 frame pixels^2, and the linear
             # interpolation of the coarser image by about 1/6 of its pixel^2, on average.

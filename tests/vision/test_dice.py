@@ -335,6 +335,17 @@ def test_at_a_known_scale_the_coarse_pass_runs_only_for_dice_it_alone_finds(monk
     assert passes == [512, 192]
 
 
+def crop_of_the_whole_frame_blurred(frame: np.ndarray, cx: float, cy: float, side: float, angle: float) -> np.ndarray:
+    """The reader's 40 px crop as its definition makes it: the whole frame blurred against
+    aliasing (sigma 0.45 crop pixels), then the turned square sampled."""
+    k = 40 / side
+    whole = cv2.GaussianBlur(frame, (0, 0), 0.45 / k)
+    m = cv2.getRotationMatrix2D((cx, cy), angle, k)
+    m[0, 2] += 20 - cx
+    m[1, 2] += 20 - cy
+    return cv2.warpAffine(whole, m, (40, 40), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
 def test_a_large_crop_blurs_only_what_it_samples() -> None:
     """A die much larger than the reader's crop is blurred before it is shrunk (or its pips
     alias away); only the frame around the crop is blurred, which gives the crop that
@@ -344,12 +355,7 @@ def test_a_large_crop_blurs_only_what_it_samples() -> None:
     rng = np.random.default_rng(7)
     frame = cv2.GaussianBlur(rng.integers(0, 256, (480, 640, 3), dtype=np.uint8), (0, 0), 1.5)
     for side, cx, cy, angle in ((200.0, 320.0, 240.0, 0.0), (300.0, 40.0, 450.0, 30.0), (120.0, 600.0, 20.0, 45.0)):
-        k = 40 / side
-        whole = cv2.GaussianBlur(frame, (0, 0), 0.45 / k)
-        m = cv2.getRotationMatrix2D((cx, cy), angle, k)
-        m[0, 2] += 20 - cx
-        m[1, 2] += 20 - cy
-        expected = cv2.warpAffine(whole, m, (40, 40), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        expected = crop_of_the_whole_frame_blurred(frame, cx, cy, side, angle)
         got = crop_patch(frame, cx, cy, side, angle, size=40)
         assert np.abs(got.astype(int) - expected.astype(int)).max() <= 1, (side, cx, cy, angle)
 
@@ -366,13 +372,8 @@ def test_a_die_many_times_the_crop_is_averaged_down_first_to_nearly_the_same_cro
     frame = cv2.normalize(frame, None, 0, 255, cv2.NORM_MINMAX)
     cases = ((500.0, 800.0, 800.0, 0.0, 0.5, 3), (1000.0, 700.0, 900.0, 30.0, 0.5, 3), (700.0, 80.0, 1500.0, 60.0, 2.0, 10))
     for side, cx, cy, angle, mean_diff, max_diff in cases:
-        k = 40 / side
-        assert k < SHRINK_BEYOND / 2
-        whole = cv2.GaussianBlur(frame, (0, 0), 0.45 / k)
-        m = cv2.getRotationMatrix2D((cx, cy), angle, k)
-        m[0, 2] += 20 - cx
-        m[1, 2] += 20 - cy
-        expected = cv2.warpAffine(whole, m, (40, 40), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        assert 40 / side < SHRINK_BEYOND / 2
+        expected = crop_of_the_whole_frame_blurred(frame, cx, cy, side, angle)
         got = crop_patch(frame, cx, cy, side, angle, size=40)
         diff = np.abs(got.astype(int) - expected.astype(int))
         assert diff.mean() <= mean_diff and diff.max() <= max_diff, (side, cx, cy, angle, diff.mean(), diff.max())
