@@ -12,7 +12,8 @@ calibration): scaled by each factor of ``--sizes`` (area averaging to shrink, bi
 enlarge), altered by each name of ``--conditions`` (``warm``: tungsten light, ``cool``: shade,
 ``dark``: under half the light, ``flat``: low contrast, ``gamma``: dark mid-tones, ``jpeg``:
 saved at JPEG quality 30, ``blur``: out of focus, Gaussian sigma 1.5 px, ``noise``: a small
-sensor's grain, sigma 12 levels) and, for the dice, shrunk so that
+sensor's grain, sigma 12 levels), foreshortened by each height factor of ``--oblique`` (a
+camera tilted forward: 0.9 is about 26 degrees off vertical) and, for the dice, shrunk so that
 its median labelled die is each of ``--die-px`` pixels across (the issue reads dice from about
 25 px). The labels are scaled with the photo and scored as ``dice_bench`` and ``coins_bench``
 match them: dice found, precision, read right, reads at the shared sure level and how many of
@@ -74,27 +75,29 @@ def altered(image: np.ndarray, condition: str) -> np.ndarray:
     return np.clip(CONDITIONS[condition](image.astype(np.float32)), 0, 255).astype(np.uint8)
 
 
-def scaled(image: np.ndarray, factor: float) -> np.ndarray:
-    """The photo ``factor`` times its size: area averaging to shrink, bicubic to enlarge."""
-    if factor == 1.0:
+def scaled(image: np.ndarray, factor: float, squash: float = 1.0) -> np.ndarray:
+    """The photo ``factor`` times its size, its height ``squash`` times more (a camera tilted
+    forward foreshortens the table so): area averaging to shrink, bicubic to enlarge."""
+    if factor == 1.0 and squash == 1.0:
         return image
-    interpolation = cv2.INTER_AREA if factor < 1.0 else cv2.INTER_CUBIC
-    return cv2.resize(image, None, fx=factor, fy=factor, interpolation=interpolation)
+    interpolation = cv2.INTER_AREA if factor * squash < 1.0 else cv2.INTER_CUBIC
+    return cv2.resize(image, None, fx=factor, fy=factor * squash, interpolation=interpolation)
 
 
-def scaled_labels(objects: list[dict], factor: float) -> list[dict]:
-    """The labels of a photo shown ``factor`` times its size."""
-    return [dict(o, bbox=[v * factor for v in o["bbox"]]) for o in objects]
+def scaled_labels(objects: list[dict], factor: float, squash: float = 1.0) -> list[dict]:
+    """The labels of a photo shown ``factor`` times its size, its height ``squash`` times more."""
+    gains = (factor, factor * squash, factor, factor * squash)
+    return [dict(o, bbox=[v * g for v, g in zip(o["bbox"], gains)]) for o in objects]
 
 
-def dice_line(name: str, entries: list[dict], factor_of: Callable[[dict], float], condition: str) -> str:
-    """Read every dice photo at its factor in ``condition``; one report line."""
+def dice_line(name: str, entries: list[dict], factor_of: Callable[[dict], float], condition: str, squash: float = 1.0) -> str:
+    """Read every dice photo at its factor (its height ``squash`` times more) in ``condition``; one report line."""
     labels = found = matched = right = sure = sure_wrong = 0
     ms: list[float] = []
     for e in entries:
         factor = factor_of(e)
-        image = altered(scaled(cv2.imread(str(DATA / "dice-rune55" / e["image"])), factor), condition)
-        truth = scaled_labels(e["objects"], factor)
+        image = altered(scaled(cv2.imread(str(DATA / "dice-rune55" / e["image"])), factor, squash), condition)
+        truth = scaled_labels(e["objects"], factor, squash)
         started = time.process_time()
         observation = read_table(image)
         ms.append((time.process_time() - started) * 1000.0)
@@ -115,16 +118,17 @@ def dice_line(name: str, entries: list[dict], factor_of: Callable[[dict], float]
             f"read right {pct(right, labels)}  sure {sure} (wrong {sure_wrong})  ms {statistics.median(ms):.0f}")
 
 
-def coins_line(name: str, entries: list[dict], factor: float, condition: str) -> str:
-    """Read every coin photo at ``factor`` in ``condition``; one report line."""
+def coins_line(name: str, entries: list[dict], factor: float, condition: str, squash: float = 1.0) -> str:
+    """Read every coin photo at ``factor`` (its height ``squash`` times more) in ``condition``; one report line."""
     tally = coins_bench.Tally()
     ms: list[float] = []
     for e in entries:
-        image = altered(scaled(cv2.imread(str(DATA / "coins-mmr" / e["image"])), factor), condition)
+        image = altered(scaled(cv2.imread(str(DATA / "coins-mmr" / e["image"])), factor, squash), condition)
         started = time.process_time()
         observation = read_table(image)
         ms.append((time.process_time() - started) * 1000.0)
-        coins_bench.score(tally, [d for d in observation.objects if d.kind in COIN_KINDS], scaled_labels(e["objects"], factor))
+        truth = scaled_labels(e["objects"], factor, squash)
+        coins_bench.score(tally, [d for d in observation.objects if d.kind in COIN_KINDS], truth)
     return f"{tally.line(name)}  ms {statistics.median(ms):.0f}"
 
 
@@ -139,6 +143,8 @@ def main() -> None:
     ap.add_argument("--sizes", default="0.5,1,2,4", help="factors each photo is scaled by")
     ap.add_argument("--conditions", default="warm,cool,dark,flat,gamma,jpeg,blur,noise",
                     help="altered photos, at their own size (see the module docstring)")
+    ap.add_argument("--oblique", default="0.95,0.9,0.8",
+                    help="photos foreshortened as by a camera tilted forward: their height times each")
     ap.add_argument("--die-px", default="25,45", help="dice photos shrunk so their median die is this many pixels across")
     ap.add_argument("--every", type=int, default=1, help="read every Nth photo only")
     args = ap.parse_args()
@@ -154,6 +160,10 @@ def main() -> None:
             raise SystemExit(f"unknown condition {condition!r}: one of {', '.join(CONDITIONS)}")
         print(dice_line(f"dice, {condition}", dice, lambda e: 1.0, condition), flush=True)
         print(coins_line(f"coins, {condition}", coins, 1.0, condition), flush=True)
+    for squash in (float(s) for s in args.oblique.split(",") if s):
+        tilt = np.degrees(np.arccos(min(1.0, squash)))
+        print(dice_line(f"dice, seen {tilt:.0f} deg off vertical", dice, lambda e: 1.0, "none", squash), flush=True)
+        print(coins_line(f"coins, seen {tilt:.0f} deg off vertical", coins, 1.0, "none", squash), flush=True)
     for px in (float(s) for s in args.die_px.split(",") if s):
         # Only shrunk: a photo whose dice are already smaller is left out of that line.
         small = [e for e in dice if median_die_px(e) >= px]
