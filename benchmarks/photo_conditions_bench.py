@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/photo_sizes_bench.py [--sizes 0.5,1,2,4] [--conditions warm,dark,blur]
+    .venv/bin/python benchmarks/photo_conditions_bench.py [--sizes 0.5,1,2,4] [--conditions warm,dark,blur]
         [--die-px 25,45] [--every 1]
 
 Other real photos than ours will come at other sizes (a phone's 4000 px, a webcam's 640),
