@@ -1,9 +1,9 @@
-"""The whole read on the real photos at other sizes, in other light, from other cameras.
+"""The whole read on the real photos at other sizes, in other light, from other cameras and slants.
 
 Usage::
 
     .venv/bin/python benchmarks/photo_conditions_bench.py [--sizes 0.5,1,2,4] [--conditions warm,dark,blur]
-        [--die-px 25,45] [--every 1]
+        [--oblique 0.95,0.9,0.8] [--die-px 25,45] [--every 1]
 
 Other real photos than ours will come at other sizes (a phone's 4000 px, a webcam's 640),
 under other light and from other cameras, so ``referee read`` must read them as it reads ours.
