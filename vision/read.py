@@ -195,12 +195,11 @@ def read_table(
                     for c in coins
                     if (c.confidence >= params.coins.confident or mm_per_px is not None) and not c.flags
                 ]
-                dice_scale = mm_per_px if mm_per_px is not None else coin_scale
-                if mm_per_px is None and not any(c.confidence >= params.coins.confident for c in coins):
-                    # A scale from coins none of which is read surely may be a die or a printed
-                    # ring taken for a coin: it must not bound the dice' size. On dice-rune55
-                    # photos twice their size, one unsure "penny" cut 16 dice of a tray to 7.
-                    dice_scale = None
+                # The coins' own scale bounds the dice' size only when a coin is read surely:
+                # unsure "coins" may be dice or printed rings (on a dice-rune55 tray shown at
+                # twice its size, one unsure "penny" cut 16 dice to 7).
+                sure_coin = any(c.confidence >= params.coins.confident for c in coins)
+                dice_scale = mm_per_px if mm_per_px is not None else coin_scale if sure_coin else None
                 dice = list(find_dice(frame, dice_params, mm_per_px=dice_scale, not_at=coins_there))
             except FileNotFoundError as exc:
                 # A missing model is an installation fault: say so, and still read the coins.
