@@ -14,7 +14,7 @@ from typing import Any
 
 from hardware.frames import Frame, FrameSource
 from referee import CHANCE, find_game
-from referee.actions import Designate
+from referee.actions import Action, Designate
 from referee.errors import ConfigError, IllegalActionError, InvalidActionError
 from referee.options import parse_option_assignments
 from referee.reconcile import AS_READ, NOT_FLAT_ANSWERS, NOT_THERE_ANSWERS, ONE_BY_ONE
@@ -95,7 +95,9 @@ class TableService:
             for move in view.get("forced_moves", []):
                 move["done"] = move.get("text") in made
             awaited = self.moves_awaited()
-            view["moves_awaited"] = bool(awaited)
+            for option in view.get("options", []):
+                option["waits_for_camera"] = bool(awaited) and self._throw_follows(option["action"])
+            view["moves_awaited"] = any(option["waits_for_camera"] for option in view.get("options", []))
             view["can_confirm_table"] = bool(awaited) and pending is not None and pending.detail.get("ruling") == "discrepancy"
             if pending is not None and pending.detail.get("ruling") == "question":
                 refs = pending.detail.get("refs", [])
@@ -126,17 +128,36 @@ class TableService:
             before the camera has seen the forced moves made.
         """
         with self.match.lock:
-            awaited = self.moves_awaited() if wait_for_moves else []
-            if awaited and self.match.state.current_player() != CHANCE:
-                self.match.parse(text.strip())  # text that is no action says so first
-                # G-2: the table is checked after each forced step before further input is taken.
-                # A decision taken earlier would make the camera read the table after the moves
-                # as the next throw.
+            awaited = self.moves_before(self.match.parse(text.strip())) if wait_for_moves else []
+            if awaited:
                 raise IllegalActionError(
                     f"the camera has not yet seen the forced moves made ({'; '.join(awaited)}): "
                     "make them and let the table settle first", rule="G-2")
             event = self.match.apply(text.strip(), "tablet")
         return self._changed(event)
+
+    def moves_before(self, action: Action) -> list[str]:
+        """The forced moves a player's decision ``action`` must wait for (G-2: the table is
+        checked after each forced step before further input is taken), or ``[]``.
+
+        Only a decision after which the table is thrown waits, while the camera watches: taken
+        before the camera has seen the moves made, the table after them would be read as the
+        throw (Sevens: the 3 and 4 of 3 4 4 4 set aside, the untouched 4 4 taken for a roll).
+        After any other decision (Pennywise's next coin) the camera's next look still checks
+        the moves, with the rest of the table.
+        """
+        with self.match.lock:
+            state = self.match.state
+            if state.current_player() == CHANCE or state.why_illegal(action) is not None:
+                return []
+            awaited = self.moves_awaited()
+            return awaited if awaited and self._throw_follows(action) else []
+
+    def _throw_follows(self, action: Action | str) -> bool:
+        """Whether the table is thrown next once ``action`` is taken."""
+        after = self.match.state.copy()
+        after.apply(action)
+        return after.current_player() == CHANCE
 
     def moves_awaited(self) -> list[str]:
         """The forced moves the camera has yet to see made, while it is watching (G-2).
@@ -1023,8 +1044,8 @@ class RecordedTablet:
                 error = match.state.why_illegal(match.state.game.parse_action(text))
                 # A decision recorded with its moment is taken then, as it was; one without
                 # waits, as players do, until the camera has seen the forced moves made (G-2).
-                awaited = service.moves_awaited() if after is None and match.state.current_player() != CHANCE else []
-                if error is None and awaited:
+                awaited = service.moves_before(match.state.game.parse_action(text)) if after is None and error is None else []
+                if awaited:
                     error = IllegalActionError(f"the camera has not yet seen {'; '.join(awaited)}", rule="G-2")
                 if error is not None:
                     # A recorded decision the rules forbid now is not forced on the match: it

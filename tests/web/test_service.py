@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from referee import CHANCE
 from referee.errors import ConfigError, IllegalActionError, InvalidActionError
 from tests.hardware.fakes import FakeSource, SceneReader, SceneSettle, write_replay_game
 from tests.web.test_loop import SCENES, frames
@@ -157,6 +158,7 @@ def test_a_decision_waits_until_the_camera_sees_the_forced_moves_made(tmp_path: 
     taps = watch_and_tap(service, "keep", SCENES)
     *refused, taken = taps
     assert refused and all(text.startswith("G-2") and "SV-4.2" in text and not can for text, can in refused)
+    assert service.match.state.current_player() == CHANCE  # Bo throws next: why Ann's keep waited
     assert taken == ("taken", False)
     assert service.match.state.scores()["Ann"] == 5  # the 2 and the 3 left (SV-4.4)
 
@@ -189,6 +191,22 @@ def test_moves_of_objects_the_camera_does_not_read_do_not_wait_for_it(tmp_path: 
         service.act(action)
     assert "PH-7.1" in service.view()["forced_moves"][0]["text"] and service.moves_awaited() == []
     service.act("red-threes none")
+
+
+def test_a_decision_no_throw_follows_does_not_wait_for_the_camera(tmp_path: Path) -> None:
+    """G-2, PW-4.1: in Pennywise no throw follows a decision, so the camera's next look checks
+    the last turn's coins with the rest of the table: B's decision is taken although the
+    camera has not yet seen A's penny put in (players often move the coins before tapping)."""
+    store = MatchStore(tmp_path / "m.db")
+    match = create_match(store, "pennywise", ["A", "B"], {}, first="A")
+    service = TableService(store, match, FakeSource([]), settle=SceneSettle, read=SceneReader({}))
+    assert service.loop is not None
+    service.loop.status.state = "running"  # the camera watches, as ``serve``'s thread does
+    service.act("put 1")
+    assert service.moves_awaited() and "PW-4.1" in service.moves_awaited()[0]
+    view = service.view()
+    assert view["options"] and not any(o["waits_for_camera"] for o in view["options"]) and not view["moves_awaited"]
+    service.act("put 5 take 1")
 
 
 def test_without_a_watching_camera_decisions_are_taken_at_once(tmp_path: Path) -> None:

@@ -66,8 +66,8 @@ function render(next) {
     button.type = "button";
     button.dataset.action = o.action;
     button.append(el("span", o.action, "verb"), document.createTextNode(o.label));
-    // G-2: a decision waits until the camera has seen the forced moves made.
-    button.disabled = !controller || Boolean(next.question) || Boolean(next.moves_awaited);
+    // G-2: a decision the table is thrown after waits until the camera has seen the forced moves made.
+    button.disabled = !controller || Boolean(next.question) || Boolean(o.waits_for_camera);
     button.addEventListener("click", () => act(o.action));
     return button;
   }));
