@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -293,6 +294,26 @@ def test_coins_read_unsurely_do_not_bound_the_dice_size(monkeypatch: pytest.Monk
     scales.clear()
     obs = read_table(cv2.imread(str(photo("mmr_52.jpg"))))
     assert any(o.confidence >= CONFIDENT for o in obs.objects) and scales == [pytest.approx(obs.mm_per_px)]
+
+
+def test_a_coin_and_a_die_on_one_spot_are_weighed_on_one_scale(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The coin reader is sure at its own level (0.9), the dice reader at the shared one (0.8):
+    where both claim one spot, a coin read unsurely (0.85) must not outweigh a die read surely
+    (0.8), as it did when the coin's raw confidence was weighed against the die's."""
+    import vision.dice as dice_module
+    import vision.read as read_module
+
+    coin = Detection(kind="nickel", value="heads", bbox=(100, 100, 40, 40), confidence=0.85, center=(120.0, 120.0))
+    die = Detection(kind="d6", value=3, bbox=(99, 99, 42, 42), confidence=0.8, center=(120.0, 120.0))
+    monkeypatch.setattr(read_module, "find_coins", lambda *args, **kwargs: ([coin], None))
+    monkeypatch.setattr(dice_module, "find_dice", lambda *args, **kwargs: [die])
+    frame = np.full((240, 320, 3), 90, np.uint8)
+    obs = read_table(frame, params=ReadParams(scale_from_markers=False))
+    assert [o.kind for o in obs.objects] == ["d6"]
+    sure_coin = replace(coin, confidence=0.95)  # above the coin reader's sure level: shared 0.9
+    monkeypatch.setattr(read_module, "find_coins", lambda *args, **kwargs: ([sure_coin], None))
+    obs = read_table(frame, params=ReadParams(scale_from_markers=False))
+    assert [o.kind for o in obs.objects] == ["nickel"] and obs.objects[0].confidence == pytest.approx(0.9)
 
 
 def test_coins_only_when_dice_are_off() -> None:
