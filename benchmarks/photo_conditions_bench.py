@@ -48,7 +48,17 @@ DATA = ROOT.parent / "shared" / "data"
 COIN_KINDS = ("penny", "nickel", "dime", "quarter", "other")
 DIE_KINDS = ("d6", "d8")
 
+
+def photo(folder: str, name: str) -> np.ndarray:
+    """A photo of ``../shared/data/FOLDER``; a missing or unreadable one stops the run, named."""
+    image = cv2.imread(str(DATA / folder / name))
+    if image is None:
+        raise SystemExit(f"cannot read {DATA / folder / name}")
+    return image
+
+
 def _as_jpeg(image: np.ndarray, quality: int) -> np.ndarray:
+    """The image saved as a JPEG of ``quality`` and read back."""
     ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     assert ok
     return cv2.imdecode(data, cv2.IMREAD_COLOR)
@@ -96,7 +106,7 @@ def dice_line(name: str, entries: list[dict], factor_of: Callable[[dict], float]
     ms: list[float] = []
     for e in entries:
         factor = factor_of(e)
-        image = altered(scaled(cv2.imread(str(DATA / "dice-rune55" / e["image"])), factor, squash), condition)
+        image = altered(scaled(photo("dice-rune55", e["image"]), factor, squash), condition)
         truth = scaled_labels(e["objects"], factor, squash)
         started = time.process_time()
         observation = read_table(image)
@@ -123,7 +133,7 @@ def coins_line(name: str, entries: list[dict], factor: float, condition: str, sq
     tally = coins_bench.Tally()
     ms: list[float] = []
     for e in entries:
-        image = altered(scaled(cv2.imread(str(DATA / "coins-mmr" / e["image"])), factor, squash), condition)
+        image = altered(scaled(photo("coins-mmr", e["image"]), factor, squash), condition)
         started = time.process_time()
         observation = read_table(image)
         ms.append((time.process_time() - started) * 1000.0)
