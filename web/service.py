@@ -97,8 +97,10 @@ class TableService:
             awaited = self.moves_awaited()
             for option in view.get("options", []):
                 option["waits_for_camera"] = bool(awaited) and self._throw_follows(option["action"])
+            # Decisions held back until the camera sees the moves made; only then is the players'
+            # word that the table is right worth offering against a discrepancy.
             view["moves_awaited"] = any(option["waits_for_camera"] for option in view.get("options", []))
-            view["can_confirm_table"] = bool(awaited) and pending is not None and pending.detail.get("ruling") == "discrepancy"
+            view["can_confirm_table"] = view["moves_awaited"] and pending is not None and pending.detail.get("ruling") == "discrepancy"
             if pending is not None and pending.detail.get("ruling") == "question":
                 refs = pending.detail.get("refs", [])
                 view["question"] = {"id": pending.seq, "text": pending.text, "choices": pending.detail.get("choices", []),
@@ -119,9 +121,10 @@ class TableService:
     def act(self, text: str, wait_for_moves: bool = True) -> dict[str, Any]:
         """Apply an action typed or tapped on the tablet (a decision, or a correction).
 
-        While the camera watches, a player's decision waits until it has seen the rules'
-        forced moves made (G-2); ``wait_for_moves=False`` takes it at once (a replay's
-        recorded decision at its recorded moment).
+        While the camera watches, a player's decision after which the table is thrown waits
+        until it has seen the rules' forced moves made (G-2, :meth:`moves_before`);
+        ``wait_for_moves=False`` takes it at once (a replay's recorded decision at its recorded
+        moment).
 
         :raises InvalidActionError: for text that is no action of this game.
         :raises IllegalActionError: for an action the rules forbid now, or a decision taken

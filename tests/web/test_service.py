@@ -206,6 +206,11 @@ def test_a_decision_no_throw_follows_does_not_wait_for_the_camera(tmp_path: Path
     assert service.moves_awaited() and "PW-4.1" in service.moves_awaited()[0]
     view = service.view()
     assert view["options"] and not any(o["waits_for_camera"] for o in view["options"]) and not view["moves_awaited"]
+    # The camera sees B's nickel put in before the tap: a discrepancy, but no decision waits on
+    # it, so the players are not asked to vouch for the table.
+    match.record("ruling", "1 nickel in the centre should be in B's stash", "camera", "f1",
+                 {"ruling": "discrepancy", "problems": [], "rethrow": False})
+    assert service.view()["discrepancy"] and service.view()["can_confirm_table"] is False
     service.act("put 5 take 1")
 
 
