@@ -456,3 +456,6 @@ def test_a_coins_overlap_with_a_die_box_is_its_share_of_the_box() -> None:
     assert _circle_box_overlap((100.0, 100.0), 20.0, (121, 60, 40, 80)) == 0.0
     assert _circle_box_overlap((100.0, 100.0), 20.0, (60, 121, 80, 40)) == 0.0
     assert _circle_box_overlap((100.0, 100.0), 20.0, (117, 117, 30, 30)) == 0.0
+    # A die's box on a coin filling a close-up photo: measured at the box's own scale, where a
+    # grid over the whole coin (36 px between points) missed it, and the die stayed unread away.
+    assert _circle_box_overlap((316.0, 336.0), 288.0, (168, 502, 27, 30)) == pytest.approx(27 * 30, rel=0.05)
