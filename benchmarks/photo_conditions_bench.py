@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/photo_conditions_bench.py [--sizes 0.5,1,2,4] [--conditions warm,dark,blur]
-        [--oblique 0.95,0.9,0.8] [--die-px 25,45] [--every 1]
+        [--oblique 0.95,0.9,0.8] [--die-px 25,45] [--close-ups 0.3,0.4,0.6,0.8] [--every 1]
 
 Other real photos than ours will come at other sizes (a phone's 4000 px, a webcam's 640),
 under other light and from other cameras, so ``referee read`` must read them as it reads ours.
@@ -15,9 +15,12 @@ saved at JPEG quality 30, ``blur``: out of focus, Gaussian sigma 1.5 px, ``noise
 sensor's grain, sigma 12 levels), foreshortened by each height factor of ``--oblique`` (a
 camera tilted forward: 0.9 is about 26 degrees off vertical) and, for the dice, shrunk so that
 its median labelled die is each of ``--die-px`` pixels across (the issue reads dice from about
-25 px). The labels are scaled with the photo and scored as ``dice_bench`` and ``coins_bench``
+25 px), and each coin of coins-mmr is cut out so that it fills each share of ``--close-ups`` of a
+640 px square (a phone's close-up of a coin or two). The labels are scaled with the photo and scored as ``dice_bench`` and ``coins_bench``
 match them: dice found, precision, read right, reads at the shared sure level and how many of
-them are wrong; coins found, precision, denominations, faces right, sure and wrong. Prints one
+them are wrong; coins found, precision, denominations, faces right, sure and wrong (in a
+close-up, of the coin it was cut around; coins reported on no labelled coin, and dice, all
+false, are counted apart, since its neighbours show in part). Prints one
 line a condition, with the median CPU milliseconds a photo. ``--every N`` reads every Nth
 photo only (a quicker look).
 """
@@ -142,6 +145,51 @@ def coins_line(name: str, entries: list[dict], factor: float, condition: str, sq
     return f"{tally.line(name)}  ms {statistics.median(ms):.0f}"
 
 
+def close_up(image: np.ndarray, box: list[float], share: float, side: int = 640) -> tuple[np.ndarray, float, float, float] | None:
+    """A ``side`` px square cut around ``box`` so that the coin fills ``share`` of its width, and
+    the cut's left, top and scale (photo to square); ``None`` where the square leaves the photo."""
+    x, y, w, h = box
+    half = (w + h) / 2.0 / share / 2.0
+    x0, y0 = int(x + w / 2.0 - half), int(y + h / 2.0 - half)
+    x1, y1 = int(x0 + 2 * half), int(y0 + 2 * half)
+    if x0 < 0 or y0 < 0 or x1 > image.shape[1] or y1 > image.shape[0]:
+        return None
+    f = side / (x1 - x0)
+    crop = np.asarray(cv2.resize(image[y0:y1, x0:x1], (side, side),
+                                 interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_CUBIC), np.uint8)
+    return crop, float(x0), float(y0), f
+
+
+def close_ups_line(entries: list[dict], share: float) -> str:
+    """Read each coin of ``entries`` shown close up at ``share``; one report line."""
+    tally = coins_bench.Tally()
+    ms: list[float] = []
+    false = dice = 0
+    for e in entries:
+        image = photo("coins-mmr", e["image"])
+        for i, o in enumerate(e["objects"]):
+            cut = close_up(image, o["bbox"], share)
+            if cut is None:
+                continue
+            crop, x0, y0, f = cut
+            started = time.process_time()
+            observation = read_table(crop)
+            ms.append((time.process_time() - started) * 1000.0)
+            coins = [d for d in observation.objects if d.kind in COIN_KINDS]
+            dice += sum(d.kind in DIE_KINDS for d in observation.objects)
+            moved = [dict(lab, bbox=[(lab["bbox"][0] - x0) * f, (lab["bbox"][1] - y0) * f,
+                                     lab["bbox"][2] * f, lab["bbox"][3] * f]) for lab in e["objects"]]
+            pairs = coins_bench.match(coins, moved)
+            false += len(coins) - sum(d is not None for _, d in pairs)
+            read = pairs[i][1]
+            coins_bench.score(tally, [] if read is None else [read], [moved[i]])
+    pct = lambda a, b: f"{100.0 * a / b:5.1f}%" if b else "  n/a"  # noqa: E731
+    return (f"{f'coins filling {share:.0%} of the photo':<30} coins {tally.labels:4d}  found {pct(tally.found, tally.labels)}  "
+            f"denomination {pct(tally.kinds_right, tally.kinds_total)}  faces right {pct(tally.faces_right, tally.faces_total)} "
+            f"unsure {pct(tally.faces_unsure, tally.faces_total)} confident-wrong {pct(tally.faces_confident_wrong, tally.faces_total)}  "
+            f"on no coin {false}, dice {dice}  ms {statistics.median(ms) if ms else 0:.0f}")
+
+
 def median_die_px(entry: dict) -> float:
     """The median labelled die's side (square root of its box's area), in the photo's pixels."""
     return float(np.median([np.sqrt(o["bbox"][2] * o["bbox"][3]) for o in entry["objects"]]))
@@ -156,6 +204,8 @@ def main() -> None:
     ap.add_argument("--oblique", default="0.95,0.9,0.8",
                     help="photos foreshortened as by a camera tilted forward: their height times each")
     ap.add_argument("--die-px", default="25,45", help="dice photos shrunk so their median die is this many pixels across")
+    ap.add_argument("--close-ups", default="0.3,0.4,0.6,0.8",
+                    help="each coin cut out so that it fills this share of a 640 px square")
     ap.add_argument("--every", type=int, default=1, help="read every Nth photo only")
     args = ap.parse_args()
     cv2.setNumThreads(1)
@@ -179,6 +229,8 @@ def main() -> None:
         small = [e for e in dice if median_die_px(e) >= px]
         print(dice_line(f"dice about {px:g} px across ({len(small)} photos)", small, lambda e, p=px: p / median_die_px(e), "none"),
               flush=True)
+    for share in (float(s) for s in args.close_ups.split(",") if s):
+        print(close_ups_line(coins, share), flush=True)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from vision._coin_geometry import COIN_DIAMETER_MM
+from vision.close_ups import find_close_up_coins, with_close_ups
 from vision.coins import CoinParams, find_coins, profile_fits_model, validate_frame
 from vision.enrol import CoinProfile
 from vision.marker_scale import marker_scale
@@ -86,6 +87,9 @@ class ReadParams:
     """Without a calibration, take the scale from the printed table's corner markers when two or
     more are seen (``vision.marker_scale``): a photo of the referee's own table is then read at
     its scale (about 3 ms to look for them)."""
+    close_ups: bool = True
+    """Without a known scale, also look for coins too large for the usual search (a close-up
+    photo: ``vision.close_ups``), leaving out any that a plain die lies on."""
 
 
 def params_for_scale(mm_per_px: float | None, width: int, height: int) -> ReadParams:
@@ -204,6 +208,17 @@ def read_table(
             except FileNotFoundError as exc:
                 # A missing model is an installation fault: say so, and still read the coins.
                 notes.append(f"dice reader not available: {exc}")
+    if params.close_ups and params.read_coins and mm_per_px is None:
+        # A close-up of a coin or a few: coins larger than the usual search looks for, beside
+        # those it found. Only here, once the dice are read, so that a plate or a die's round
+        # inset under a plain die is never taken for one (a calibrated table's coins are of
+        # known size: no close-up to look for).
+        large, large_scale = find_close_up_coins(frame, params.coins, dice, profile, gray)
+        if large:
+            usual = coins
+            coins = with_close_ups(usual, large, params.coins.confident)
+            if not any(any(c is u for u in usual) for c in coins):
+                coin_scale = large_scale  # only close-up coins: their sizes give the scale
     # Both readers' confidences on one scale before they are weighed against each other: the
     # dice reader's are there already (sure at CONFIDENT), the coin reader's are sure at its own
     # level (a coin read unsurely at 0.85 outweighed a die read surely at 0.8).
