@@ -17,6 +17,7 @@ from vision._coin_geometry import COIN_DIAMETER_MM
 from vision.close_ups import find_close_up_coins, with_close_ups
 from vision.coins import CoinParams, find_coins, profile_fits_model, validate_frame
 from vision.enrol import CoinProfile
+from vision.foreshortening import squash_of, stretched, unstretched
 from vision.marker_scale import marker_scale
 from vision.types import CONFIDENT, DIE_KINDS, Detection, TableObservation
 
@@ -87,6 +88,10 @@ class ReadParams:
     """Without a calibration, take the scale from the printed table's corner markers when two or
     more are seen (``vision.marker_scale``): a photo of the referee's own table is then read at
     its scale (about 3 ms to look for them)."""
+    unsquash: bool = True
+    """Without a known scale, where every round thing shows as one ellipse (a photo squeezed
+    along an axis, a camera at a slant: ``vision.foreshortening``), also search the coins in
+    the frame stretched round again, and keep that search's coins when it reads more surely."""
     close_ups: bool = True
     """Without a known scale, also look for coins too large for the usual search (a close-up
     photo: ``vision.close_ups``), leaving out any that a plain die lies on."""
@@ -179,6 +184,9 @@ def read_table(
                 "the table's learned coins were learned with another coin model: their faces are "
                 "not used (colours and sizes are); learn this table again"
             )
+        if params.unsquash and mm_per_px is None:
+            coins, coin_scale, note = _unsquashed_coins(frame, params.coins, profile, coins, coin_scale)
+            notes.extend(note)
     dice: list[Detection] = []
     if params.read_dice:
         try:
@@ -237,6 +245,34 @@ def read_table(
     objects.sort(key=lambda d: (d.center[1], d.center[0]))
     h, w = frame.shape[:2]
     return TableObservation(objects=tuple(objects), frame_size=(w, h), mm_per_px=scale, notes=tuple(notes))
+
+
+def _unsquashed_coins(
+    frame: np.ndarray,
+    params: CoinParams,
+    profile: CoinProfile | None,
+    coins: list[Detection],
+    coin_scale: float | None,
+) -> tuple[list[Detection], float | None, list[str]]:
+    """The coins of a frame whose round things all show squashed alike, searched again in the
+    frame stretched round (``vision.foreshortening``), when that search reads more coins surely
+    (two at least) than the search in the frame as it is; else ``coins`` as they are. Returns
+    the coins, their scale and a note saying which search they come from."""
+    squash = squash_of(frame)
+    if squash is None:
+        return coins, coin_scale, []
+    wide, sx, sy = stretched(frame, squash)
+    again, again_scale = find_coins(wide, params, None, profile)
+
+    def sure(found: list[Detection]) -> int:
+        return sum(c.confidence >= params.confident and c.value is not None and not c.flags for c in found)
+
+    if sure(again) < 2 or sure(again) <= sure(coins):
+        return coins, coin_scale, []
+    axis = "height" if squash.axis == "y" else "width"
+    note = (f"the coins all show squeezed to {squash.ratio:.2f} of their {axis} (a stretched photo "
+            f"or a slanted camera): read in the frame stretched back")
+    return unstretched(again, sx, sy), again_scale, [note]
 
 
 def resolve_overlaps(
