@@ -56,10 +56,10 @@ def test_coins_in_a_squeezed_photo_are_read_in_it_stretched_back(height: float) 
 
 
 def test_card_symbols_alike_are_no_coins_stretched() -> None:
-    """A webcam's card photo whose printed symbols all show as one ellipse (0.6, long axes
+    """A webcam's card photo whose printed symbols all show as one ellipse (0.7, long axes
     upright): the frame stretched round again reads no more sure coins than as it is (none), so
     the read is the one of the photo as it is."""
-    frame = real("cards-cadyze", "cards_webcam_WIN_20240627_17_19_11_Pro_8eccefdb.jpg")
+    frame = real("cards-cadyze", "cards_webcam_WIN_20240627_12_31_10_Pro_1b952c47.jpg")
     squash = squash_of(frame)
     assert squash is not None and squash.axis == "x"
     assert read_table(frame).objects == read_table(frame, params=ReadParams(unsquash=False)).objects
