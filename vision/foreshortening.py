@@ -23,7 +23,7 @@ from vision._coin_geometry import colour_features, work_image
 from vision.types import Detection
 
 WORK_SIZE = 320
-"""Long side, in pixels, of the image the blobs are measured in: about 4 ms a photo (7 to 9 at
+"""Long side, in pixels, of the image the blobs are measured in: about 3 ms a photo (7 to 9 at
 480 px, with as many squeezed coin photos measured, and more card and dice photos taken for
 squeezed)."""
 
