@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from vision._coin_geometry import colour_features, work_image
+from vision._coin_geometry import colour_features, ellipse_blobs, work_image
 from vision.types import Detection
 
 WORK_SIZE = 320
@@ -78,30 +78,10 @@ def squash_of(frame: np.ndarray) -> Squash | None:
     small, _ = work_image(frame, WORK_SIZE)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     _, table = colour_features(lab, [], 1.0)
-    diff = lab.astype(np.float32) - table[None, None, :]
-    # Lightness counts half: shadows are darker but not differently coloured.
-    distance = np.sqrt(0.25 * diff[..., 0] ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)
-    mask = np.asarray((distance > COLOUR_DISTANCE).astype(np.uint8) * 255)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    h, w = mask.shape[:2]
-    least_area = np.pi * (MIN_RADIUS * max(h, w)) ** 2
-    ratios: list[float] = []
-    angles: list[float] = []
-    for contour in contours:
-        area = cv2.contourArea(contour)
-        if len(contour) < 5 or area < least_area:
-            continue
-        bx, by, bw, bh = cv2.boundingRect(contour)
-        if bx == 0 or by == 0 or bx + bw == w or by + bh == h:
-            continue  # cut by the frame's edge: not the blob's own shape
-        _, (a, b), angle = cv2.fitEllipse(contour)
-        major, minor = max(a, b), min(a, b)
-        if major <= 0 or not FILL[0] <= area / (np.pi * major * minor / 4.0) <= FILL[1]:
-            continue
-        ratios.append(minor / major)
-        # OpenCV's angle turns the first axis from the x axis; the long axis's, in 0..180.
-        angles.append((angle if a >= b else angle + 90.0) % 180.0)
+    least_area = np.pi * (MIN_RADIUS * max(lab.shape[:2])) ** 2
+    blobs = [b for b in ellipse_blobs(lab, table, COLOUR_DISTANCE, least_area) if FILL[0] <= b[5] <= FILL[1]]
+    ratios = [minor / major for _, _, major, minor, _, _ in blobs]
+    angles = [turn for _, _, _, _, turn, _ in blobs]
     if len(ratios) < MIN_BLOBS:
         return None
     r, turn = np.array(ratios), np.array(angles)
