@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from vision._coin_geometry import colour_features, ellipse_blobs, work_image
+from vision.coins import validate_frame
 from vision.types import Detection
 
 WORK_SIZE = 320
@@ -74,8 +75,11 @@ class Squash:
 
 
 def squash_of(frame: np.ndarray) -> Squash | None:
-    """The squash that every round thing of ``frame`` (BGR uint8) shows alike, or ``None``."""
-    small, _ = work_image(frame, WORK_SIZE)
+    """The squash that every round thing of ``frame`` (BGR uint8) shows alike, or ``None``.
+
+    :raises ValueError: naming what is wrong with a frame that is not BGR uint8 H x W x 3.
+    """
+    small, _ = work_image(validate_frame(frame), WORK_SIZE)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     _, table = colour_features(lab, [], 1.0)
     least_area = np.pi * (MIN_RADIUS * max(lab.shape[:2])) ** 2

@@ -36,6 +36,8 @@ def test_the_squash_of_a_photo_is_measured_from_its_coins() -> None:
     assert tall is not None and tall.axis == "y" and tall.ratio == pytest.approx(0.8, abs=0.02)
     wide = squash_of(squeezed(photo, 0.75, 1.0))
     assert wide is not None and wide.axis == "x" and wide.ratio == pytest.approx(0.75, abs=0.02)
+    with pytest.raises(ValueError, match="HxWx3"):
+        squash_of(np.zeros((100, 100), np.uint8))
 
 
 @pytest.mark.parametrize("height", [0.8, 0.7])
