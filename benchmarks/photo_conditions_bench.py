@@ -3,7 +3,8 @@
 Usage::
 
     .venv/bin/python benchmarks/photo_conditions_bench.py [--sizes 0.5,1,2,4] [--conditions warm,dark,blur]
-        [--oblique 0.95,0.9,0.8] [--die-px 25,45] [--close-ups 0.3,0.4,0.6,0.8] [--every 1]
+        [--oblique 0.95,0.9,0.8] [--die-px 25,45] [--close-ups 0.3,0.4,0.6,0.8]
+        [--close-up-squeeze 0.75] [--every 1]
 
 Other real photos than ours will come at other sizes (a phone's 4000 px, a webcam's 640),
 under other light and from other cameras, so ``referee read`` must read them as it reads ours.
@@ -16,7 +17,8 @@ sensor's grain, sigma 12 levels), foreshortened by each height factor of ``--obl
 camera tilted forward: 0.9 is about 26 degrees off vertical) and, for the dice, shrunk so that
 its median labelled die is each of ``--die-px`` pixels across (the issue reads dice from about
 25 px), and each coin of coins-mmr is cut out so that it fills each share of ``--close-ups`` of a
-640 px square (a phone's close-up of a coin or two). The labels are scaled with the photo and scored as ``dice_bench`` and ``coins_bench``
+640 px square (a phone's close-up of a coin or two), and again with the square's width squeezed
+by each factor of ``--close-up-squeeze`` (a 4:3 close-up resized to a square). The labels are scaled with the photo and scored as ``dice_bench`` and ``coins_bench``
 match them: dice found, precision, read right, reads at the shared sure level and how many of
 them are wrong; coins found, precision, denominations, faces right, sure and wrong (in a
 close-up, of the coin it was cut around; coins reported on no labelled coin, and dice, all
@@ -160,8 +162,9 @@ def close_up(image: np.ndarray, box: list[float], share: float, side: int = 640)
     return crop, float(x0), float(y0), f
 
 
-def close_ups_line(entries: list[dict], share: float) -> str:
-    """Read each coin of ``entries`` shown close up at ``share``; one report line."""
+def close_ups_line(entries: list[dict], share: float, squeeze: float = 1.0) -> str:
+    """Read each coin of ``entries`` shown close up at ``share`` (the square's width then
+    ``squeeze`` times itself, as a 4:3 photo resized to a square); one report line."""
     tally = coins_bench.Tally()
     ms: list[float] = []
     false = dice = 0
@@ -172,19 +175,22 @@ def close_ups_line(entries: list[dict], share: float) -> str:
             if cut is None:
                 continue
             crop, x0, y0, f = cut
+            if squeeze != 1.0:
+                crop = np.asarray(cv2.resize(crop, None, fx=squeeze, fy=1.0, interpolation=cv2.INTER_AREA), np.uint8)
             started = time.process_time()
             observation = read_table(crop)
             ms.append((time.process_time() - started) * 1000.0)
             coins = [d for d in observation.objects if d.kind in COIN_KINDS]
             dice += sum(d.kind in DIE_KINDS for d in observation.objects)
-            moved = [dict(lab, bbox=[(lab["bbox"][0] - x0) * f, (lab["bbox"][1] - y0) * f,
-                                     lab["bbox"][2] * f, lab["bbox"][3] * f]) for lab in e["objects"]]
+            moved = [dict(lab, bbox=[(lab["bbox"][0] - x0) * f * squeeze, (lab["bbox"][1] - y0) * f,
+                                     lab["bbox"][2] * f * squeeze, lab["bbox"][3] * f]) for lab in e["objects"]]
             pairs = coins_bench.match(coins, moved)
             false += len(coins) - sum(d is not None for _, d in pairs)
             read = pairs[i][1]
             coins_bench.score(tally, [] if read is None else [read], [moved[i]])
     pct = lambda a, b: f"{100.0 * a / b:5.1f}%" if b else "  n/a"  # noqa: E731
-    return (f"{f'coins filling {share:.0%} of the photo':<30} coins {tally.labels:4d}  found {pct(tally.found, tally.labels)}  "
+    name = f"coins filling {share:.0%} of the photo" + (f", width x{squeeze:g}" if squeeze != 1.0 else "")
+    return (f"{name:<30} coins {tally.labels:4d}  found {pct(tally.found, tally.labels)}  "
             f"denomination {pct(tally.kinds_right, tally.kinds_total)}  faces right {pct(tally.faces_right, tally.faces_total)} "
             f"unsure {pct(tally.faces_unsure, tally.faces_total)} confident-wrong {pct(tally.faces_confident_wrong, tally.faces_total)}  "
             f"on no coin {false}, dice {dice}  ms {statistics.median(ms) if ms else 0:.0f}")
@@ -206,6 +212,8 @@ def main() -> None:
     ap.add_argument("--die-px", default="25,45", help="dice photos shrunk so their median die is this many pixels across")
     ap.add_argument("--close-ups", default="0.3,0.4,0.6,0.8",
                     help="each coin cut out so that it fills this share of a 640 px square")
+    ap.add_argument("--close-up-squeeze", default="0.75",
+                    help="the close-ups again, their width squeezed by each factor (a 4:3 photo resized to a square)")
     ap.add_argument("--every", type=int, default=1, help="read every Nth photo only")
     args = ap.parse_args()
     cv2.setNumThreads(1)
@@ -231,6 +239,8 @@ def main() -> None:
               flush=True)
     for share in (float(s) for s in args.close_ups.split(",") if s):
         print(close_ups_line(coins, share), flush=True)
+        for squeeze in (float(s) for s in args.close_up_squeeze.split(",") if s):
+            print(close_ups_line(coins, share, squeeze), flush=True)
 
 
 if __name__ == "__main__":

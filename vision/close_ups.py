@@ -24,6 +24,7 @@ import numpy as np
 
 from vision.coins import CoinParams, find_coins
 from vision.enrol import CoinProfile
+from vision.foreshortening import Blobs, blobs_of, close_up_squash, stretched, unstretched
 from vision.types import CONFIDENT, DIE_KINDS, Detection
 
 CLOSE_UP_RADII = (0.14, 0.5)
@@ -69,17 +70,28 @@ def find_close_up_coins(
     dice: Sequence[Detection] = (),
     profile: CoinProfile | None = None,
     gray: np.ndarray | None = None,
+    blobs: Blobs | None = None,
 ) -> tuple[list[Detection], float | None]:
     """Coins of radius ``CLOSE_UP_RADII`` of the frame's long side, read as ``find_coins``
     reads coins (without a known scale), and the scale their sizes give.
 
     Coins standing on their edge or leaning are not looked for here (:func:`close_up_params`).
     A circle on which ``dice`` holds a plain die
-    (:data:`DIE_FINDER_SURE`) is left out.
+    (:data:`DIE_FINDER_SURE`) is left out. Where the frame's large blobs (``blobs``, measured
+    here when not given) are ellipses alike, the coins are searched in the frame stretched round
+    (``vision.foreshortening.close_up_squash``).
 
     :raises ValueError: as :func:`vision.coins.find_coins` does, for a frame that is not BGR uint8.
     """
-    coins, scale = find_coins(frame, close_up_params(params), None, profile, gray=gray)
+    squash = close_up_squash(blobs_of(frame) if blobs is None else blobs, CLOSE_UP_RADII[0])
+    if squash is None:
+        coins, scale = find_coins(frame, close_up_params(params), None, profile, gray=gray)
+    else:
+        # Every large coin an ellipse alike (a squeezed close-up): searched and read in the
+        # frame stretched round, where a circle fitted to the ellipse read faces wrongly.
+        wide, sx, sy = stretched(frame, squash)
+        found, scale = find_coins(wide, close_up_params(params), None, profile)
+        coins = unstretched(found, sx, sy)
     kept = [c for c in coins if not any(_die_rules_out(c, d) for d in dice if d.kind in DIE_KINDS)]
     return kept, scale if kept else None
 

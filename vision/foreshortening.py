@@ -3,9 +3,11 @@
 A publisher that squeezes every photo to a 640 px square (as dice-rune55's and cards-cadyze's
 did), or a camera tilted 30 degrees or more, shows every coin as an ellipse of one shape, and
 the circle search, which takes only near-perfect circles, finds few of them (coins-mmr squeezed
-to 0.8 of its height: 47.6% found). :func:`squash_of` measures that shape from the blobs unlike
-the table, and :func:`stretched` undoes it, so that ``vision.read.read_table`` can search the
-coins in the frame made round again and bring them back (:func:`unstretched`).
+to 0.8 of its height: 47.6% found). :func:`blobs_of` measures the blobs unlike the table,
+:func:`squash_of` the shape they share, and :func:`stretched` undoes it, so that
+``vision.read.read_table`` can search the coins in the frame made round again and bring them
+back (:func:`unstretched`). A close-up's one or two large coins tell it alone
+(:func:`close_up_squash`, for ``vision.close_ups``).
 
 Only a squash along the frame's own axes is measured (a squeezed photo, a camera tilted straight
 forward or sideways); the blobs must agree closely on it, as coins do and card symbols or dice,
@@ -19,7 +21,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from vision._coin_geometry import colour_features, ellipse_blobs, work_image
+from vision._coin_geometry import ellipse_blobs, work_image
 from vision.coins import validate_frame
 from vision.types import Detection
 
@@ -74,31 +76,80 @@ class Squash:
     """How many blobs agreed on it."""
 
 
-def squash_of(frame: np.ndarray) -> Squash | None:
-    """The squash that every round thing of ``frame`` (BGR uint8) shows alike, or ``None``.
+@dataclass(frozen=True)
+class Blobs:
+    """The blobs unlike the table that are close to an ellipse, one entry each (measured once a
+    frame: :func:`squash_of` and :func:`close_up_squash` both weigh them)."""
+
+    ratios: np.ndarray
+    """Axis ratio, short over long."""
+    turns: np.ndarray
+    """The long axis's angle from the frame's x axis, degrees, 0..180."""
+    sizes: np.ndarray
+    """The radius of a disc of the blob's area, over the frame's long side."""
+
+
+def blobs_of(frame: np.ndarray) -> Blobs:
+    """The blobs of ``frame`` (BGR uint8) unlike the table and close to an ellipse.
 
     :raises ValueError: naming what is wrong with a frame that is not BGR uint8 H x W x 3.
     """
     small, _ = work_image(validate_frame(frame), WORK_SIZE)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
-    _, table = colour_features(lab, [], 1.0)
-    least_area = np.pi * (MIN_RADIUS * max(lab.shape[:2])) ** 2
+    table = _table_colour(lab)
+    long_side = max(lab.shape[:2])
+    least_area = np.pi * (MIN_RADIUS * long_side) ** 2
     blobs = [b for b in ellipse_blobs(lab, table, COLOUR_DISTANCE, least_area) if FILL[0] <= b[5] <= FILL[1]]
-    ratios = [minor / major for _, _, major, minor, _, _ in blobs]
-    angles = [turn for _, _, _, _, turn, _ in blobs]
-    if len(ratios) < MIN_BLOBS:
+    ratios = np.array([minor / major for _, _, major, minor, _, _ in blobs])
+    turns = np.array([turn for _, _, _, _, turn, _ in blobs])
+    sizes = np.array([np.sqrt(major * minor) / 2.0 / long_side for _, _, major, minor, _, _ in blobs])
+    return Blobs(ratios, turns, sizes)
+
+
+def _table_colour(lab: np.ndarray) -> np.ndarray:
+    """The table's colour: the commonest colour of the image (Lab in bins of 8 levels), as the
+    median of the pixels in that bin. The cloth is the largest even patch; the median of the
+    whole image was the coin's own colour where a close-up's coin fills half of it, and the
+    median of its edges that of the coins cut by them."""
+    sample = lab[::3, ::3].reshape(-1, 3)
+    bins = (sample // 8).astype(np.int32)
+    keys = (bins[:, 0] * 32 + bins[:, 1]) * 32 + bins[:, 2]
+    commonest = np.bincount(keys).argmax()
+    return np.asarray(np.median(sample[keys == commonest], axis=0), np.float32)
+
+
+def _agreed(ratios: np.ndarray, turns: np.ndarray, least: int) -> Squash | None:
+    """The squash that ``least`` blobs or more, and ``AGREEING`` of them, agree on, or ``None``."""
+    if len(ratios) < least:
         return None
-    r, turn = np.array(ratios), np.array(angles)
-    median = float(np.median(r))
+    median = float(np.median(ratios))
     if not LEAST_RATIO <= median < SQUASHED_BELOW:
         return None
-    alike = np.abs(r - median) <= SPREAD
+    alike = np.abs(ratios - median) <= SPREAD
     # Long axes along x: the frame is short in y; along y: short in x.
-    for axis, off in (("y", np.minimum(turn, 180.0 - turn)), ("x", np.abs(turn - 90.0))):
+    for axis, off in (("y", np.minimum(turns, 180.0 - turns)), ("x", np.abs(turns - 90.0))):
         agree = alike & (off <= AXIS_TOLERANCE)
-        if agree.sum() >= max(MIN_BLOBS, AGREEING * len(r)):
-            return Squash(float(np.median(r[agree])), axis, int(agree.sum()))
+        if agree.sum() >= max(least, AGREEING * len(ratios)):
+            return Squash(float(np.median(ratios[agree])), axis, int(agree.sum()))
     return None
+
+
+def squash_of(blobs: Blobs) -> Squash | None:
+    """The squash that every round thing of a frame (its :func:`blobs_of`) shows alike, or ``None``."""
+    return _agreed(blobs.ratios, blobs.turns, MIN_BLOBS)
+
+
+def close_up_squash(blobs: Blobs, min_radius: float) -> Squash | None:
+    """The squash of a frame's large blobs (a disc of their area at least ``min_radius`` of the
+    long side: a close-up's coins), which all must show it, one blob sufficing.
+
+    One coin alone cannot tell a squeezed photo from a leaning coin; either way its face is
+    read rightly only in the frame stretched round (on coins-mmr's coins cut out to fill 60%
+    of a square squeezed to 0.75 of its width, the circle fitted to the ellipse read 2 of 22
+    found coins surely with the wrong face).
+    """
+    large = blobs.sizes >= min_radius
+    return _agreed(blobs.ratios[large], blobs.turns[large], 1)
 
 
 def stretched(frame: np.ndarray, squash: Squash) -> tuple[np.ndarray, float, float]:

@@ -17,7 +17,7 @@ from vision._coin_geometry import COIN_DIAMETER_MM
 from vision.close_ups import find_close_up_coins, with_close_ups
 from vision.coins import CoinParams, find_coins, profile_fits_model, validate_frame
 from vision.enrol import CoinProfile
-from vision.foreshortening import squash_of, stretched, unstretched
+from vision.foreshortening import Blobs, blobs_of, squash_of, stretched, unstretched
 from vision.marker_scale import marker_scale
 from vision.types import CONFIDENT, DIE_KINDS, Detection, TableObservation
 
@@ -177,6 +177,7 @@ def read_table(
 
     coins: list[Detection] = []
     coin_scale: float | None = None
+    blobs: Blobs | None = None  # measured once, for the squash and the close-ups
     if params.read_coins:
         coins, coin_scale = find_coins(frame, params.coins, mm_per_px, profile, scale_at=scale_at, gray=gray)
         if profile is not None and len(profile.kinds) and not profile_fits_model(profile, params.coins):
@@ -185,7 +186,8 @@ def read_table(
                 "not used (colours and sizes are); learn this table again"
             )
         if params.unsquash and mm_per_px is None:
-            coins, coin_scale, note = _unsquashed_coins(frame, params.coins, profile, coins, coin_scale)
+            blobs = blobs_of(frame)
+            coins, coin_scale, note = _unsquashed_coins(frame, params.coins, profile, coins, coin_scale, blobs)
             notes.extend(note)
     dice: list[Detection] = []
     if params.read_dice:
@@ -221,7 +223,7 @@ def read_table(
         # those it found. Only here, once the dice are read, so that a plate or a die's round
         # inset under a plain die is never taken for one (a calibrated table's coins are of
         # known size: no close-up to look for).
-        large, large_scale = find_close_up_coins(frame, params.coins, dice, profile, gray)
+        large, large_scale = find_close_up_coins(frame, params.coins, dice, profile, gray, blobs)
         if large:
             usual = coins
             coins = with_close_ups(usual, large, params.coins.confident)
@@ -253,12 +255,14 @@ def _unsquashed_coins(
     profile: CoinProfile | None,
     coins: list[Detection],
     coin_scale: float | None,
+    blobs: Blobs,
 ) -> tuple[list[Detection], float | None, list[str]]:
     """The coins of a frame whose round things all show squashed alike, searched again in the
     frame stretched round (``vision.foreshortening``), when that search reads more coins surely
     (two at least) than the search in the frame as it is; else ``coins`` as they are. Returns
-    the coins, their scale and a note saying which search they come from."""
-    squash = squash_of(frame)
+    the coins, their scale and a note saying which search they come from. ``blobs`` are the
+    frame's (``vision.foreshortening.blobs_of``)."""
+    squash = squash_of(blobs)
     if squash is None:
         return coins, coin_scale, []
     wide, sx, sy = stretched(frame, squash)

@@ -156,3 +156,20 @@ def test_no_close_up_search_at_a_known_scale(monkeypatch: pytest.MonkeyPatch) ->
     assert calls == []
     read_table(frame)
     assert calls == [1]
+
+
+def test_a_squeezed_close_up_is_read_in_its_frame_stretched_round() -> None:
+    """mmr_90's nickel close up, squeezed to 0.75 of its width (a publisher's 4:3-to-square
+    resize): the one large blob is an ellipse, so the coin is searched and read in the frame stretched round. A
+    circle fitted to the ellipse found a third of such coins and read some surely wrong."""
+    from vision.foreshortening import blobs_of, close_up_squash
+
+    square = close_up("mmr_90.jpg", 3, 0.6)
+    assert close_up_squash(blobs_of(square), 0.14) is None
+    frame = np.asarray(cv2.resize(square, None, fx=0.75, fy=1.0, interpolation=cv2.INTER_AREA), np.uint8)
+    squash = close_up_squash(blobs_of(frame), 0.14)
+    assert squash is not None and squash.axis == "x" and squash.ratio == pytest.approx(0.75, abs=0.03)
+    coins = coins_of(frame)
+    assert [(c.kind, c.value) for c in coins] == [("nickel", "tails")]
+    assert coins[0].confidence >= CONFIDENT
+    assert coins[0].bbox[2] == pytest.approx(0.75 * coins[0].bbox[3], rel=0.1)

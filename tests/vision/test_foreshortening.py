@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.foreshortening import Squash, squash_of, unstretched
+from vision.foreshortening import Squash, blobs_of, squash_of, unstretched
 from vision.read import ReadParams, read_table
 from vision.types import CONFIDENT, DIE_KINDS, Detection
 
@@ -31,13 +31,13 @@ def test_the_squash_of_a_photo_is_measured_from_its_coins() -> None:
     """mmr_90 squeezed to 0.8 of its height (a camera 37 degrees off vertical) or to 0.75 of its
     width (a 4:3 photo stretched to a square): measured within 0.02; as taken: no squash."""
     photo = real("coins-mmr", "mmr_90.jpg")
-    assert squash_of(photo) is None
-    tall = squash_of(squeezed(photo, 1.0, 0.8))
+    assert squash_of(blobs_of(photo)) is None
+    tall = squash_of(blobs_of(squeezed(photo, 1.0, 0.8)))
     assert tall is not None and tall.axis == "y" and tall.ratio == pytest.approx(0.8, abs=0.02)
-    wide = squash_of(squeezed(photo, 0.75, 1.0))
+    wide = squash_of(blobs_of(squeezed(photo, 0.75, 1.0)))
     assert wide is not None and wide.axis == "x" and wide.ratio == pytest.approx(0.75, abs=0.02)
     with pytest.raises(ValueError, match="HxWx3"):
-        squash_of(np.zeros((100, 100), np.uint8))
+        blobs_of(np.zeros((100, 100), np.uint8))
 
 
 @pytest.mark.parametrize("height", [0.8, 0.7])
@@ -58,11 +58,11 @@ def test_coins_in_a_squeezed_photo_are_read_in_it_stretched_back(height: float) 
 
 
 def test_card_symbols_alike_are_no_coins_stretched() -> None:
-    """A webcam's card photo whose printed symbols all show as one ellipse (0.7, long axes
+    """A webcam's card photo whose printed symbols all show as one ellipse (0.6, long axes
     upright): the frame stretched round again reads no more sure coins than as it is (none), so
     the read is the one of the photo as it is."""
-    frame = real("cards-cadyze", "cards_webcam_WIN_20240627_12_31_10_Pro_1b952c47.jpg")
-    squash = squash_of(frame)
+    frame = real("cards-cadyze", "cards_webcam_WIN_20240627_12_53_34_Pro_cb21de34.jpg")
+    squash = squash_of(blobs_of(frame))
     assert squash is not None and squash.axis == "x"
     assert read_table(frame).objects == read_table(frame, params=ReadParams(unsquash=False)).objects
 

@@ -35,3 +35,14 @@ def test_close_ups_are_scored_on_the_coin_each_was_cut_around() -> None:
     coins = int(re.search(r"coins +(\d+)", line).group(1))  # type: ignore[union-attr]
     assert coins >= 4, line
     assert "found 100.0%" in line and "on no coin 0," in line, line
+
+
+def test_squeezed_close_ups_are_scored_with_their_labels_squeezed() -> None:
+    """The same close-ups, each square's width squeezed to 0.75: five of mmr_90's coins fit; a
+    floor of found coins well below the benchmark's (three of the five, 95.5% over coins-mmr)."""
+    entry = next(e for e in json.loads((COINS / "labels.json").read_text()) if e["image"] == "mmr_90.jpg")
+    line = close_ups_line([entry], 0.6, 0.75)
+    assert "width x0.75" in line, line
+    assert int(re.search(r"coins +(\d+)", line).group(1)) == 5, line  # type: ignore[union-attr]
+    found = float(re.search(r"found +([\d.]+)%", line).group(1))  # type: ignore[union-attr]
+    assert found >= 40.0, line
