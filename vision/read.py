@@ -143,7 +143,9 @@ def read_table(
 
     Without a calibration objects are still found and read: the printed table's corner
     markers give the scale when two or more are seen (``ReadParams.scale_from_markers``), else
-    the coins' own sizes. With one, its scale decides denominations, and each object gets its
+    the coins' own sizes; and, with no scale known, coins are also looked for in the frame
+    stretched round where every coin shows as one ellipse (``ReadParams.unsquash``) and among
+    circles too large for the usual search (``ReadParams.close_ups``). With one, its scale decides denominations, and each object gets its
     position in table millimetres and its zone. With a known scale (the calibration's or the
     markers') and no ``params``, coins are searched for at their size on this table
     (:func:`params_for_scale`). ``profile`` is what enrolment learned of this
