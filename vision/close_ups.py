@@ -47,6 +47,13 @@ of dice-rune55's round plates (circles of 0.48 of the photo, read as quarters) a
 scored 0.81 or more."""
 
 
+DIE_NOT_DETAIL = 0.35
+"""A die on a large circle at least this share of its width is no detail of a coin's design,
+however faint: a real die on a coin is half its width or more, the "dice" found on coins-mmr's
+coins shown close up 0.05 to 0.27 (Lincoln's head). Three dice on a plate in a photo squeezed
+to 0.75 of its height scored under ``DIE_FINDER_SURE`` and were 0.45 of the plate's width."""
+
+
 def close_up_params(params: CoinParams) -> CoinParams:
     """``params`` for the close-up search: its radii, its small image, no finer search, and no
     looking for coins on edge or leaning (sized against the round coins of a table, they are
@@ -117,13 +124,15 @@ def with_close_ups(usual: Sequence[Detection], large: Sequence[Detection], sure_
 
 
 def _die_rules_out(coin: Detection, die: Detection) -> bool:
-    """Whether ``die`` makes ``coin`` no coin: it lies on it and is plainly a die, read surely or
-    scored high by the finder (a fainter, unsure "die" on a coin is a letter or a figure of its
-    design, dropped as such by ``vision.read.resolve_overlaps``)."""
+    """Whether ``die`` makes ``coin`` no coin: it lies on it and is plainly a die, read surely,
+    scored high by the finder or too large for a detail (a fainter, smaller, unsure "die" on a
+    coin is a letter or a figure of its design, dropped as such by
+    ``vision.read.resolve_overlaps``)."""
     if not _die_on(coin, die):
         return False
     sure = die.value is not None and die.confidence >= CONFIDENT
-    return sure or float(die.extra.get("finder_score", 0.0)) >= DIE_FINDER_SURE
+    large = max(die.bbox[2], die.bbox[3]) >= DIE_NOT_DETAIL * coin.bbox[2]
+    return sure or large or float(die.extra.get("finder_score", 0.0)) >= DIE_FINDER_SURE
 
 
 def _overlap(coin: Detection, other: Detection) -> bool:

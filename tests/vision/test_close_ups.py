@@ -80,9 +80,10 @@ def die_at(center: tuple[float, float], side: float, confidence: float, finder_s
 
 
 def test_a_faint_unsure_die_on_a_close_up_coin_is_a_detail_and_a_plain_one_rules_it_out() -> None:
-    """The reader finds "dice" on a coin's relief (a letter, Lincoln's head), faint and unsure:
-    the coin stays. A die the finder scores high, or one read surely, lying on the circle makes
-    it no coin (a plate or a die's round inset); a plain die beside the coin does not."""
+    """The reader finds "dice" on a coin's relief (a letter, Lincoln's head), faint, small and
+    unsure: the coin stays. A die the finder scores high, one read surely, or one too large for
+    a detail, lying on the circle, makes it no coin (a plate or a die's round inset); a plain
+    die beside the coin does not."""
     frame = close_up("mmr_90.jpg", 2, 0.6)
     params = CoinParams()
     assert len(find_close_up_coins(frame, params)[0]) == 1
@@ -92,6 +93,10 @@ def test_a_faint_unsure_die_on_a_close_up_coin_is_a_detail_and_a_plain_one_rules
     assert find_close_up_coins(frame, params, [plain])[0] == []
     sure = die_at((300.0, 300.0), 60, CONFIDENT + 0.1, 0.4)
     assert find_close_up_coins(frame, params, [sure])[0] == []
+    # A die as wide as 0.45 of the circle is no letter of its design, however faint: dice on a
+    # plate in a squeezed photo scored under DIE_FINDER_SURE.
+    large = die_at((320.0, 320.0), 0.45 * 384, 0.6, DIE_FINDER_SURE - 0.2)
+    assert find_close_up_coins(frame, params, [large])[0] == []
     beside = die_at((30.0, 30.0), 50, CONFIDENT + 0.1, 0.9)
     assert len(find_close_up_coins(frame, params, [beside])[0]) == 1
 
