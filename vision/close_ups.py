@@ -83,8 +83,8 @@ def find_close_up_coins(
     reads coins (without a known scale), and the scale their sizes give.
 
     Coins standing on their edge or leaning are not looked for here (:func:`close_up_params`).
-    A circle on which ``dice`` holds a plain die
-    (:data:`DIE_FINDER_SURE`) is left out. Where the frame's large blobs (``blobs``, measured
+    A circle on which ``dice`` holds a plain die (read surely, scored :data:`DIE_FINDER_SURE`
+    or more, or at least :data:`DIE_NOT_DETAIL` of its width) is left out. Where the frame's large blobs (``blobs``, measured
     here when not given) are ellipses alike, the coins are searched in the frame stretched round
     (``vision.foreshortening.close_up_squash``).
 
