@@ -27,7 +27,7 @@ from vision.types import Detection
 
 WORK_SIZE = 320
 """Long side, in pixels, of the image the blobs are measured in: about 3 ms a photo (7 to 9 at
-480 px, with as many squeezed coin photos measured, and more card and dice photos taken for
+480 px, which measured no more squeezed coin photos, and took more card and dice photos for
 squeezed)."""
 
 MIN_RADIUS = 0.0125
