@@ -70,6 +70,10 @@ class Tally:
     what the reader made of them: ``reported`` (flagged not flat), ``sure face`` (read as a
     face with confidence: a wrong ruling, since such a throw is invalid, RULES A1),
     ``unsure`` (found, no face or not sure), ``missed``."""
+    on_another: dict[str, int] = field(default_factory=dict)
+    """Rendered coins of a pair one on another (the one raised on the other, and the one
+    beneath, partly hidden), by what the reader made of them: ``stacked`` (reported so, RULES
+    G-3), ``sure face`` (read with confidence as if it lay flat), ``unsure`` or ``missed``."""
 
     def line(self, name: str) -> str:
         """One report line."""
@@ -178,11 +182,35 @@ def confirmed(dets: list[Detection], objects: list[dict]) -> list[Detection]:
     return out
 
 
+RAISED_MM = 1.25
+"""A rendered coin whose centre lies higher than this over the table rests on another coin: flat
+coins' centres lie 0.68 to 0.97 mm up (half their thickness), a penny on another coin's 1.4 to
+1.7 mm."""
+
+
+def on_another(o: dict, objects: list[dict]) -> bool:
+    """Whether rendered coin ``o`` is one of a pair one on another: raised on a coin
+    (``RAISED_MM``), or beneath such a coin."""
+    if o.get("height_mm", 0.0) > RAISED_MM:
+        return True
+    x, y, w, h = o["bbox"]
+    for other in objects:
+        if other is o or other["kind"] not in COIN_DIAMETER_MM or other.get("height_mm", 0.0) <= RAISED_MM:
+            continue
+        ox, oy, ow, oh = other["bbox"]
+        if np.hypot(ox + ow / 2 - x - w / 2, oy + oh / 2 - y - h / 2) < 0.45 * (max(w, h) + max(ow, oh)):
+            return True
+    return False
+
+
 def fixture_objects(objects: list[dict]) -> list[dict]:
     """Rendered labels as the scorer expects: coins only; a face counts only on a flat, whole coin.
 
     Moving, leaning and on-edge coins are left out (the reader reports them as such, not read);
-    a partly hidden coin counts for finding and denomination but its face as ``unsure``.
+    a partly hidden coin counts for finding and denomination but its face as ``unsure``, and so
+    do both coins of a pair one on another (:func:`on_another`; the issue: stacked coins are
+    reported as such, not read; RULES G-3: such a throw is not valid), which the labels may
+    give a face.
     """
     out = []
     for o in objects:
@@ -191,7 +219,10 @@ def fixture_objects(objects: list[dict]) -> list[dict]:
         flags = set(o.get("flags", ()))
         if flags - {"occluded"}:
             continue
-        hidden = bool(flags) or o.get("visible", 1.0) < 1.0 or o.get("value") not in ("heads", "tails")
+        hidden = (
+            bool(flags) or o.get("visible", 1.0) < 1.0 or o.get("value") not in ("heads", "tails")
+            or on_another(o, objects)
+        )
         out.append({**o, "value": "unsure" if hidden else o["value"]})
     return out
 
@@ -255,11 +286,23 @@ def fixture_tally(
             )
             key = f"{'/'.join(sorted(set(o['flags']) - {'occluded'}))} {what}"
             t.not_flat[key] = t.not_flat.get(key, 0) + 1
-        score(t, [d for d in dets if id(d) not in extra], fixture_objects(e["objects"]))
+        scored = [d for d in dets if id(d) not in extra]
+        pairs = [o for o in e["objects"] if o["kind"] in COIN_DIAMETER_MM and not set(o.get("flags", ())) - {"occluded"}
+                 and on_another(o, e["objects"])]
+        for o, d in match_not_flat(scored, pairs):
+            what = (
+                "missed" if d is None
+                else "stacked" if "stacked" in d.flags
+                else "sure face" if d.value is not None and d.confidence >= CONFIDENT
+                else "unsure"
+            )
+            t.on_another[what] = t.on_another.get(what, 0) + 1
+        score(t, scored, fixture_objects(e["objects"]))
     print(t.line(name))
     wrong = {k: v for k, v in sorted(t.confusion.items()) if k.split("->")[0] != k.split("->")[1]}
     print(f"  denomination confusions: {wrong}; unsure-labelled read with confidence: {t.unsure_label_confident}")
     print(f"  coins not lying flat (not scored above), as read: {dict(sorted(t.not_flat.items()))}")
+    print(f"  coins of a pair one on another (faces not scored), as read: {dict(sorted(t.on_another.items()))}")
     return t
 
 

@@ -241,7 +241,7 @@ def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, ba
     oy = np.array([c.y for c in circles], np.float32)[:, None]
     edge_r = (radii[idx] + radii[idx + 1]) / 2 * rad
     good = peak >= 0.5 * np.median(peak, axis=1, keepdims=True)
-    fx, fy, fr, fitted = _fit_circles(ox + edge_r * cos, oy + edge_r * sin, good)
+    fx, fy, fr, fitted = fit_circles(ox + edge_r * cos, oy + edge_r * sin, good)
     hough_x = np.array([c.x for c in circles])
     hough_y = np.array([c.y for c in circles])
     hough_r = np.array([c.r for c in circles])
@@ -261,7 +261,7 @@ def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, ba
     for _ in range(2):
         gap = np.abs(np.hypot(ex - sx[:, None, None], ey - sy[:, None, None]) - sr[:, None, None])
         nearest = np.argmin(np.where(strong, gap, np.inf), axis=1)
-        qx, qy, qr, ok = _fit_circles(ex[coins, nearest, rays], ey[coins, nearest, rays], good)
+        qx, qy, qr, ok = fit_circles(ex[coins, nearest, rays], ey[coins, nearest, rays], good)
         refitting &= ok
         sx = np.where(refitting, qx, sx).astype(np.float32)
         sy = np.where(refitting, qy, sy).astype(np.float32)
@@ -281,7 +281,7 @@ def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, ba
     ]
 
 
-def _fit_circles(
+def fit_circles(
     x: np.ndarray, y: np.ndarray, use: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Row by row, the least-squares circle through the points ``use`` marks, refitted twice

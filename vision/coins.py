@@ -42,6 +42,7 @@ from vision._coin_geometry import (
 )
 from vision._coin_model import MODEL_DIR, ModelMeta, ModelOutput, load_model
 from vision.edge_coins import edge_bars, edge_net, edge_probability
+from vision.hidden_coins import coins_beneath
 from vision.types import Detection
 
 if TYPE_CHECKING:
@@ -191,6 +192,10 @@ class CoinParams:
     without confidence, since the appearance model disagrees (``appearance_agree``)."""
     model_dir: Path = MODEL_DIR
     """Folder with ``coin_face.onnx`` and ``coin_face.json``."""
+    look_beneath: bool = True
+    """Look beside each coin for another half hidden under it (``vision.hidden_coins``): both
+    are then reported stacked, not read. Without it a coin lying on another was read as one
+    coin, often with a sure face."""
 
 
 def validate_frame(frame: object) -> np.ndarray:
@@ -524,6 +529,8 @@ def find_coins(
         if not circles:
             # No round coin after all: coins on their edge are sized by the scale, if known.
             return coins_on_edge(frame, lab[:, :, 0], [], scale, mm_per_px, [], params), mm_per_px
+    if params.look_beneath:
+        circles, colour, p_none, out = _with_coins_beneath(frame, views, lab, table, circles, colour, p_none, out, params)
     kind_prob = _reorder(out.kind_prob, meta.kinds)
     kind_prob = kind_prob / np.maximum(kind_prob.sum(axis=1, keepdims=True), 1e-9)
     face_prob = out.face_prob
@@ -598,6 +605,42 @@ def find_coins(
     detections.extend(tilted_coins(lab, table, circles, scale, est, params, p_none))
     detections.extend(coins_on_edge(frame, lab[:, :, 0], circles, scale, est, detections, params))
     return detections, est
+
+
+def _with_coins_beneath(
+    frame: np.ndarray,
+    views: FrameViews,
+    lab: np.ndarray,
+    table: np.ndarray,
+    circles: list[Circle],
+    colour: np.ndarray,
+    p_none: np.ndarray,
+    out: ModelOutput,
+    params: CoinParams,
+) -> tuple[list[Circle], np.ndarray, np.ndarray, ModelOutput]:
+    """The circles with every coin half hidden under another added, both marked stacked, and
+    their colours, not-a-coin probabilities and model outputs (``vision.hidden_coins``)."""
+    beneath = coins_beneath(views.gray, lab, views.scale, table, circles)
+    if not beneath:
+        return circles, colour, p_none, out
+    tops = {b.top: b.top_circle for b in beneath}
+    hidden = [b.hidden for b in beneath]
+    circles = [tops.get(i, c) for i, c in enumerate(circles)] + hidden
+    # The hidden coin's colour where it shows, against the same table as the others'.
+    hidden_colour = np.array([b.crescent_colour for b in beneath], np.float32) - table
+    more, _ = appearance(frame, hidden, params, views.gray)
+    # A coin mostly hidden looks little like one to the model: it stays (it is reported
+    # stacked, unread), its doubt counted in nothing but its kind.
+    return (
+        circles,
+        np.vstack([colour, hidden_colour]),
+        np.concatenate([p_none, np.zeros(len(hidden))]),
+        ModelOutput(
+            np.vstack([out.kind_prob, more.kind_prob]),
+            np.vstack([out.face_prob, more.face_prob]),
+            np.vstack([out.embedding, more.embedding]),
+        ),
+    )
 
 
 def measure_coins(

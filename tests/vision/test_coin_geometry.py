@@ -91,7 +91,7 @@ def test_circles_are_fitted_row_by_row_without_their_outliers() -> None:
     use = np.ones(x.shape, bool)
     use[2] = False
     use[2, ::9] = True  # the last row keeps only 8 points, round the circle
-    cx, cy, r, fitted = _coin_geometry._fit_circles(x, y, use)
+    cx, cy, r, fitted = _coin_geometry.fit_circles(x, y, use)
     assert fitted.all()
     for i, (tx, ty, tr) in enumerate(rows):
         assert abs(cx[i] - tx) < 0.2 and abs(cy[i] - ty) < 0.2 and abs(r[i] - tr) < 0.2, i
@@ -101,9 +101,9 @@ def test_too_few_points_or_points_on_a_line_fit_no_circle() -> None:
     x = np.vstack([np.arange(72.0), np.arange(72.0)])
     y = np.vstack([np.zeros(72), 5.0 + np.arange(72.0) * 0.5])  # two straight lines
     use = np.ones(x.shape, bool)
-    assert not _coin_geometry._fit_circles(x, y, use)[3].any()
+    assert not _coin_geometry.fit_circles(x, y, use)[3].any()
     use[:, 7:] = False
-    few = _coin_geometry._fit_circles(x + np.cos(x), y + np.sin(x), use)[3]
+    few = _coin_geometry.fit_circles(x + np.cos(x), y + np.sin(x), use)[3]
     assert not few.any()
 
 
