@@ -272,7 +272,7 @@ def _unreadable(objects: list[Seen], throw_zones: set[str], instruction: str) ->
     for s in objects:
         flag = next(f for f in s.flags if f in UNREADABLE_FLAGS)
         what = {"cocked": "is cocked against something", "on_edge": "is on its edge",
-                "stacked": "lies on another", "moving": "is still moving"}[flag]
+                "stacked": "lies on or under another coin", "moving": "is still moving"}[flag]
         problems.append(Problem(f"a {s.kind} in {zone_title(s.zone or 'theatre')} {what}", s.zone, (s.ref,), "G-3"))
     rethrow = any(s.zone in throw_zones for s in objects)
     if rethrow:

@@ -159,7 +159,7 @@ def test_a_coin_the_camera_is_unsure_lies_flat_is_asked_about_not_ruled_on() -> 
     # Sure, as the players' answer makes it, the same flag rules at once.
     sure = [*flat, Seen("penny", None, "theatre", 1.0, ("stacked",), ref=6)]
     ruling = reconcile(state, sure)
-    assert isinstance(ruling, Discrepancy) and ruling.rethrow and "lies on another" in ruling.text()
+    assert isinstance(ruling, Discrepancy) and ruling.rethrow and "lies on or under another coin" in ruling.text()
 
 
 def test_players_can_answer_that_an_unsure_die_is_no_die() -> None:
