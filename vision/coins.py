@@ -324,11 +324,12 @@ def frame_views(frame: np.ndarray, params: CoinParams, gray: np.ndarray | None =
     return FrameViews(small, scale, gray)
 
 
-def size_loglik(radii_px: np.ndarray, mm_per_px: float, sigma: float) -> np.ndarray:
+def size_loglik(radii_px: np.ndarray, mm_per_px: float, sigma: float | np.ndarray) -> np.ndarray:
     """N x kinds log-likelihood of each coin's diameter under each denomination.
 
     ``radii_px`` is N x kinds: each coin's radius as that kind would measure it (a profile
     can correct for how this camera sees each kind's rim), or N (the same for every kind).
+    ``sigma`` is the spread of the measure (log scale), one for all or one per coin (N x 1).
     """
     radii = radii_px if radii_px.ndim == 2 else radii_px[:, None]
     d_mm = 2.0 * radii * mm_per_px
@@ -461,18 +462,24 @@ def denominations(
     sigma: float,
     gain: tuple[float, float] = (1.0, 1.0),
     gain_sigma: float = 0.04,
+    rough: np.ndarray | None = None,
+    rough_sigma: float = 0.06,
 ) -> tuple[np.ndarray, float | None]:
     """N x kinds posterior of each coin's kind, and the scale used (given, refined or estimated).
 
     A given scale is refined by at most ``gain`` (see :func:`refine_scale`); without one the
-    scale is estimated from the coins alone."""
+    scale is estimated from the coins alone. Coins marked ``rough`` (N booleans: a coin half
+    hidden under another and the one on it, each sized on part of its rim) have no say in the
+    scale while others do, and their size is weighed with ``rough_sigma``."""
+    firm = np.ones(len(radii_px), bool) if rough is None or rough.all() else ~rough
     if mm_per_px is not None:
-        scale: float | None = refine_scale(radii_px, evidence, mm_per_px, sigma, gain, gain_sigma)
+        scale: float | None = refine_scale(radii_px[firm], evidence[firm], mm_per_px, sigma, gain, gain_sigma)
     else:
-        scale = estimate_scale(radii_px, evidence, sigma)
+        scale = estimate_scale(radii_px[firm], evidence[firm], sigma)
     total = evidence.copy()
     if scale is not None and len(radii_px):
-        total = total + size_loglik(radii_px, scale, sigma)
+        spread = np.where(firm, sigma, rough_sigma)[:, None]
+        total = total + size_loglik(radii_px, scale, spread)
     total = total - total.max(axis=1, keepdims=True)
     post: np.ndarray = np.exp(total)
     post /= post.sum(axis=1, keepdims=True)
@@ -529,8 +536,10 @@ def find_coins(
         if not circles:
             # No round coin after all: coins on their edge are sized by the scale, if known.
             return coins_on_edge(frame, lab[:, :, 0], [], scale, mm_per_px, [], params), mm_per_px
+    rough = None
     if params.look_beneath:
-        circles, colour, p_none, out = _with_coins_beneath(frame, views, lab, table, circles, colour, p_none, out, params)
+        # A coin half hidden under another, and the one on it, are sized on part of their rims.
+        circles, colour, p_none, out, rough = _with_coins_beneath(frame, views, lab, table, circles, colour, p_none, out, params)
     kind_prob = _reorder(out.kind_prob, meta.kinds)
     kind_prob = kind_prob / np.maximum(kind_prob.sum(axis=1, keepdims=True), 1e-9)
     face_prob = out.face_prob
@@ -552,7 +561,8 @@ def find_coins(
         # How this camera sees each kind's rim, learned at enrolment.
         radii = radii[:, None] / profile.size_factors()[None, :]
     kind_post, est = denominations(
-        radii, evidence, mm_per_px, params.size_sigma, params.size_gain, params.size_gain_sigma
+        radii, evidence, mm_per_px, params.size_sigma, params.size_gain, params.size_gain_sigma,
+        rough=rough,
     )
     if params.kinds is not None:
         allowed = np.array([k in params.kinds for k in APPEARANCE_KINDS])
@@ -617,14 +627,16 @@ def _with_coins_beneath(
     p_none: np.ndarray,
     out: ModelOutput,
     params: CoinParams,
-) -> tuple[list[Circle], np.ndarray, np.ndarray, ModelOutput]:
+) -> tuple[list[Circle], np.ndarray, np.ndarray, ModelOutput, np.ndarray | None]:
     """The circles with every coin half hidden under another added, both marked stacked, and
-    their colours, not-a-coin probabilities and model outputs (``vision.hidden_coins``)."""
+    their colours, not-a-coin probabilities and model outputs (``vision.hidden_coins``), and
+    which circles are such pairs' (sized on part of their rims), or ``None`` when there is none."""
     beneath = coins_beneath(views.gray, lab, views.scale, table, circles)
     if not beneath:
-        return circles, colour, p_none, out
-    tops = {b.top: b.top_circle for b in beneath}
+        return circles, colour, p_none, out, None
+    tops = {b.top: replace(b.top_circle, stacked=True) for b in beneath}
     hidden = [b.hidden for b in beneath]
+    measured = len(circles)
     circles = [tops.get(i, c) for i, c in enumerate(circles)] + hidden
     # The hidden coin's colour where it shows, against the same table as the others'.
     hidden_colour = np.array([b.crescent_colour for b in beneath], np.float32) - table
@@ -640,6 +652,7 @@ def _with_coins_beneath(
             np.vstack([out.face_prob, more.face_prob]),
             np.vstack([out.embedding, more.embedding]),
         ),
+        np.array([i in tops or i >= measured for i in range(len(circles))]),
     )
 
 

@@ -96,8 +96,14 @@ def coins_beneath(
         if best is None:
             continue
         colour = _crescent_colour(lab, lab_scale, c, best[0], params)
-        if colour is not None and _coin_coloured(colour, table, params):
-            found.append(Beneath(i, _refit_top(grads, c, best[0]), best[0], best[1], colour))
+        if colour is None or not _coin_coloured(colour, table, params):
+            continue
+        top = _refit_top(grads, c, best[0])
+        if _reach(top, best[0]) < params.least_reach:
+            # The coin refitted to its own rim lies where the hidden one was found: the circle
+            # search had joined two coins side by side, and there is no coin beneath.
+            continue
+        found.append(Beneath(i, top, best[0], best[1], colour))
     return found
 
 
@@ -108,8 +114,8 @@ class Beneath:
     top: int
     """The top coin's index among the circles searched."""
     top_circle: Circle
-    """The top coin's circle fitted again to its own rim: the circle search fits the pair's
-    outline, a coin and its crescent, and finds it too large."""
+    """The top coin's circle fitted again to its own rim (the circle search fits the pair's
+    outline, a coin and its crescent, and finds it too large), or as found where that fails."""
     hidden: Circle
     """The hidden coin's circle, fitted to the rim it shows."""
     support: float
@@ -294,7 +300,12 @@ def _best_arc(
     residual = float(np.median(np.abs(np.hypot(ex - x, ey - y) - r)))
     if residual > params.fit_residual * r:
         return None
-    # The fitted circle must still reach out from under the top coin.
-    if (np.hypot(x - c.x, y - c.y) + r) / c.r - 1.0 < params.least_reach:
-        return None
-    return Circle(x, y, r, True, float(support[k])), float(support[k])
+    hidden = Circle(x, y, r, True, float(support[k]))
+    if _reach(c, hidden) < params.least_reach:
+        return None  # the fitted circle does not reach out from under the top coin
+    return hidden, float(support[k])
+
+
+def _reach(top: Circle, hidden: Circle) -> float:
+    """How far the hidden coin reaches beyond the top coin's rim, in the top coin's radii."""
+    return float((np.hypot(hidden.x - top.x, hidden.y - top.y) + hidden.r) / top.r - 1.0)

@@ -91,9 +91,16 @@ def _check(frame: Image) -> Image:
     return frame.copy()
 
 
+Box = tuple[int, int, int, int]
+"""A label's box in the image: x0, y0, x1, y1."""
+
+
 def label(image: Image, text: str, anchor: tuple[float, float], height_px: float, colour: Colour = (255, 255, 255),
-          centred: bool = True) -> None:
-    """Write ``text`` on ``image`` in place: white on a dark box with a coloured edge, kept inside the frame."""
+          centred: bool = True, taken: list[Box] | None = None) -> Box:
+    """Write ``text`` on ``image`` in place: white on a dark box with a coloured edge, kept inside
+    the frame; returns the box. With ``taken`` (the boxes of labels written before), a label that
+    would cover one of them is raised above it (two coins read in one spot, one on the other,
+    would print over each other), and its box is added to them."""
     font = cv2.FONT_HERSHEY_SIMPLEX
     scale = height_px / 22.0
     thick = max(1, round(height_px / 10.0))
@@ -104,12 +111,27 @@ def label(image: Image, text: str, anchor: tuple[float, float], height_px: float
     h, w = image.shape[:2]
     x = min(max(pad, x), w - tw - pad)
     y = min(max(th + pad, y), h - base - pad)
+    for _ in range(len(taken or ())):
+        below = [b for b in taken or () if _overlap(b, (x - pad, y - th - pad, x + tw + pad, y + base + pad))]
+        if not below:
+            break
+        # Just above the lowest label in the way (its top), or below it if there is no room.
+        above = min(b[1] for b in below) - base - pad - 1
+        y = above if above - th - pad >= 0 else max(b[3] for b in below) + th + pad + 1
     x0, y0 = max(0, int(round(x - pad))), max(0, int(round(y - th - pad)))
     x1, y1 = int(round(x + tw + pad)), int(round(y + base + pad))
     box = image[y0:y1, x0:x1]
     image[y0:y1, x0:x1] = (box * 0.35).astype(np.uint8)  # darken, so the text reads on any cloth
     cv2.rectangle(image, (x0, y0), (x1, y1), colour, max(1, thick // 2), cv2.LINE_AA)
     cv2.putText(image, text, (int(round(x)), int(round(y))), font, scale, (255, 255, 255), thick, cv2.LINE_AA)
+    if taken is not None:
+        taken.append((x0, y0, x1, y1))
+    return x0, y0, x1, y1
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    """Whether two boxes (x0, y0, x1, y1) overlap."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def describe(obj: Detection) -> str:
@@ -132,6 +154,7 @@ def draw_observation(frame: Image, observation: TableObservation, params: Overla
     and its value (``1c H``, ``d6 5``, ``?`` when unsure)."""
     image = _check(frame)
     text_px, line_px = _sizes(image, params)
+    taken: list[Box] = []
     for obj in observation.objects:
         if obj.value is None or obj.flags:
             colour = params.unsure_colour
@@ -145,7 +168,7 @@ def draw_observation(frame: Image, observation: TableObservation, params: Overla
         else:
             centre = (int(round(x + w / 2.0)), int(round(y + h / 2.0)))
             cv2.circle(image, centre, int(round(max(w, h) / 2.0)) + line_px, colour, line_px, cv2.LINE_AA)
-        label(image, describe(obj), (x + w / 2.0, y - text_px * 0.9), text_px * 0.8, colour)
+        label(image, describe(obj), (x + w / 2.0, y - text_px * 0.9), text_px * 0.8, colour, taken=taken)
     return image
 
 

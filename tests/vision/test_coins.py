@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vision._coin_geometry import APPEARANCE_KINDS, COIN_DIAMETER_MM, FINE_SPAN, FINE_WORK_RADIUS, Circle, fine_search, overlapping_circles
-from vision.coins import CONFIDENT, CoinParams, against_table, colour_loglik, DEFAULT_COLOURS, draw_coins, find_coin_circles, find_coins
+from vision.coins import CONFIDENT, CoinParams, against_table, colour_loglik, DEFAULT_COLOURS, denominations, draw_coins, find_coin_circles, find_coins
 from vision.enrol import CoinProfile, enrol_coins
 from vision.types import Detection
 
@@ -242,6 +242,24 @@ def test_coin_on_coin_is_stacked_and_not_read() -> None:
     stacked = [d for d in dets if "stacked" in d.flags]
     assert len(stacked) == 2
     assert all(d.value is None and d.confidence == 0.0 for d in stacked)
+
+
+def test_coins_sized_on_part_of_their_rim_have_no_say_in_the_scale() -> None:
+    """A coin half hidden under another (and the one on it) is sized on the rim it shows: such
+    ``rough`` sizes leave the scale to the other coins and weigh less against colour. Here three
+    pennies measured true and a penny measured 7% small (a dime's size), its colour copper."""
+    mm = 0.5
+    penny_r = COIN_DIAMETER_MM["penny"] / 2 / mm
+    radii = np.array([penny_r, penny_r, penny_r, 0.93 * penny_r])
+    copper = np.zeros((4, len(APPEARANCE_KINDS)))
+    copper[:, APPEARANCE_KINDS.index("penny")] = 2.0  # the colour evidence of copper
+    rough = np.array([False, False, False, True])
+    _, firm_scale = denominations(radii[:3], copper[:3], mm, 0.03, (0.95, 1.12), 0.04)
+    post, scale = denominations(radii, copper, mm, 0.03, (0.95, 1.12), 0.04, rough=rough)
+    assert scale == pytest.approx(firm_scale)
+    assert APPEARANCE_KINDS[int(np.argmax(post[3]))] == "penny"
+    weighed_firm, _ = denominations(radii, copper, mm, 0.03, (0.95, 1.12), 0.04)
+    assert APPEARANCE_KINDS[int(np.argmax(weighed_firm[3]))] == "dime"
 
 
 def test_coins_overlapping_more_than_flat_coins_can_are_not_read() -> None:

@@ -7,7 +7,7 @@ import pytest
 
 from vision.calibration import Calibration, calibrate_manual
 from vision.layouts import default_layout
-from vision.overlay import ForcedMark, describe, draw_forced_moves, draw_observation, draw_zones
+from vision.overlay import ForcedMark, describe, draw_forced_moves, draw_observation, draw_zones, label
 from vision.types import Detection, TableObservation
 
 W, H = 1120, 960  # the Seven Pennies table (560 x 480 mm) seen straight down at 0.5 mm per pixel
@@ -83,6 +83,23 @@ def test_draw_observation_marks_each_object_by_how_sure_it_is(frame: np.ndarray)
         # Its label sits above it.
         assert changed(out, frame)[max(0, y - 40):y, x:x + w].any()
     assert not changed(out, frame)[800:, :].any()
+
+
+def test_labels_of_objects_in_one_spot_do_not_cover_each_other(frame: np.ndarray) -> None:
+    """A coin lying on another is read as two stacked coins in one spot: their labels are
+    stacked too, each readable, not printed over each other."""
+    taken: list = []
+    first = label(frame, "1c ? stacked", (500, 400), 20, taken=taken)
+    second = label(frame, "1c ? stacked", (504, 404), 20, taken=taken)
+    assert taken == [first, second]
+    assert second[3] <= first[1] or second[1] >= first[3]  # one wholly above or below the other
+    pair = (Detection("penny", None, (480, 480, 40, 40), 0.0, (500, 500), flags=("stacked",)),
+            Detection("penny", None, (486, 476, 40, 40), 0.0, (506, 496), flags=("stacked",)))
+    one = draw_observation(frame, TableObservation(pair[:1], (W, H)))
+    both = draw_observation(frame, TableObservation(pair, (W, H)))
+    rows = lambda out: np.flatnonzero(changed(out, frame)[:476, 440:560].any(axis=1))  # noqa: E731
+    # The second label sits above the first: the drawn rows above the coins reach higher.
+    assert rows(both).min() < rows(one).min() - 15
 
 
 def test_describe() -> None:
