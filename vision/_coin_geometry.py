@@ -438,6 +438,13 @@ def _crop_padded(img: np.ndarray, x0: int, y0: int, cw: int, ch: int, w: int, h:
     return crop
 
 
+def table_distance(diff: np.ndarray) -> np.ndarray:
+    """How unlike the table a colour is, from its Lab difference (last axis L, a, b): lightness
+    counted half, since shadows are darker but not differently coloured."""
+    out: np.ndarray = np.sqrt(0.25 * diff[..., 0] ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)
+    return out
+
+
 def ellipse_blobs(
     lab: np.ndarray, table: np.ndarray, min_distance: float, min_area: float, left_out: np.ndarray | None = None
 ) -> list[tuple[float, float, float, float, float, float]]:
@@ -450,9 +457,8 @@ def ellipse_blobs(
     angle of the major axis in degrees 0..180, fill: the patch's area over its ellipse's) in
     the image's pixels.
     """
-    diff = lab.astype(np.float32) - table[None, None, :]
-    dist = np.sqrt(0.25 * diff[..., 0] ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)
-    mask = (dist > min_distance).astype(np.uint8) * 255
+    dist = table_distance(lab.astype(np.float32) - table[None, None, :])
+    mask: np.ndarray = (dist > min_distance).astype(np.uint8) * 255
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     if left_out is not None:
         mask[left_out > 0] = 0

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision._coin_geometry import Circle, fit_circles
+from vision._coin_geometry import Circle, fit_circles, table_distance
 
 
 @dataclass(frozen=True)
@@ -26,8 +26,8 @@ class HiddenCoinParams:
     """The first look: the table is sampled on a ring this many radii from the coin's centre;
     a crescent runs through it (a coin beneath at 0.3 radii or more shows beyond it)."""
     unlike_table: float = 18.0
-    """A ring sample is unlike the table when its colour differs by this (Lab, lightness counted
-    half, as ``vision._coin_geometry.ellipse_blobs`` measures it)."""
+    """A ring sample is unlike the table when its colour differs by this
+    (``vision._coin_geometry.table_distance``)."""
     shadow_darker: float = 5.0
     """A colour at least this much darker than the table (Lab L) may be a shadow's: a shadow
     darkens the cloth, a coin has its metal's colour. It is one when nearly grey (chroma under
@@ -205,8 +205,7 @@ def _crescent_colour(
 def _coin_coloured(colour: np.ndarray, table: np.ndarray, params: HiddenCoinParams) -> bool:
     """Whether a crescent's colour is unlike the table's and no shadow's."""
     diff = colour[None, :] - table[None, :]
-    dist = float(np.sqrt(0.25 * diff[0, 0] ** 2 + diff[0, 1] ** 2 + diff[0, 2] ** 2))
-    return dist > params.unlike_table and not bool(_shadow(diff, table, params)[0])
+    return float(table_distance(diff)[0]) > params.unlike_table and not bool(_shadow(diff, table, params)[0])
 
 
 def _unlike_runs(
@@ -223,8 +222,7 @@ def _unlike_runs(
     xs = np.clip(np.round((px + 0.5) * scale - 0.5).astype(int), 0, w - 1)
     ys = np.clip(np.round((py + 0.5) * scale - 0.5).astype(int), 0, h - 1)
     diff = lab[ys, xs].reshape(-1, 3).astype(np.float32) - table[None, :]
-    dist = np.sqrt(0.25 * diff[:, 0] ** 2 + diff[:, 1] ** 2 + diff[:, 2] ** 2)
-    unlike = ((dist > params.unlike_table) & ~_shadow(diff, table, params)).reshape(px.shape)
+    unlike = ((table_distance(diff) > params.unlike_table) & ~_shadow(diff, table, params)).reshape(px.shape)
     n = len(centres)
     for j in range(n):
         # Samples on another coin (each ring's own coin lies well inside it).
