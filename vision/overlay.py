@@ -118,6 +118,8 @@ def label(image: Image, text: str, anchor: tuple[float, float], height_px: float
         # Just above the lowest label in the way (its top), or below it if there is no room.
         above = min(b[1] for b in below) - base - pad - 1
         y = above if above - th - pad >= 0 else max(b[3] for b in below) + th + pad + 1
+    # Never off the frame: where there is no free place left, labels overlap.
+    y = min(max(th + pad, y), h - base - pad)
     x0, y0 = max(0, int(round(x - pad))), max(0, int(round(y - th - pad)))
     x1, y1 = int(round(x + tw + pad)), int(round(y + base + pad))
     box = image[y0:y1, x0:x1]

@@ -102,6 +102,15 @@ def test_labels_of_objects_in_one_spot_do_not_cover_each_other(frame: np.ndarray
     assert rows(both).min() < rows(one).min() - 15
 
 
+def test_labels_raised_out_of_each_others_way_stay_in_the_frame() -> None:
+    """A frame with room for one label only: the second, with no free place above or below the
+    first, overlaps it but is still written inside the frame."""
+    small = np.zeros((60, 300, 3), np.uint8)
+    taken: list = []
+    boxes = [label(small, "1c ? stacked", (150, 20), 20, taken=taken) for _ in range(2)]
+    assert all(0 <= x0 < x1 <= 300 and 0 <= y0 < y1 <= 60 for x0, y0, x1, y1 in boxes)
+
+
 def test_describe() -> None:
     assert describe(Detection("penny", "heads", (0, 0, 1, 1), 1.0)) == "1c H"
     assert describe(Detection("quarter", "tails", (0, 0, 1, 1), 1.0)) == "25c T"
