@@ -95,15 +95,15 @@ def coins_beneath(
         best = _best_arc(grads, c, run, centres, i, params)
         if best is None:
             continue
-        colour = _crescent_colour(lab, lab_scale, c, best[0], params)
+        colour = _crescent_colour(lab, lab_scale, c, best, params)
         if colour is None or not _coin_coloured(colour, table, params):
             continue
-        top = _refit_top(grads, c, best[0])
-        if _reach(top, best[0]) < params.least_reach:
+        top = _refit_top(grads, c, best)
+        if _reach(top, best) < params.least_reach:
             # The coin refitted to its own rim lies where the hidden one was found: the circle
             # search had joined two coins side by side, and there is no coin beneath.
             continue
-        found.append(Beneath(i, top, best[0], best[1], colour))
+        found.append(Beneath(i, top, best, colour))
     return found
 
 
@@ -117,9 +117,8 @@ class Beneath:
     """The top coin's circle fitted again to its own rim (the circle search fits the pair's
     outline, a coin and its crescent, and finds it too large), or as found where that fails."""
     hidden: Circle
-    """The hidden coin's circle, fitted to the rim it shows."""
-    support: float
-    """The share of its showing rim with an edge across it."""
+    """The hidden coin's circle, fitted to the rim it shows; its ``support`` is the share of
+    that rim with an edge across it."""
     crescent_colour: np.ndarray
     """The median Lab colour of the hidden coin where it shows (in the reduced frame)."""
 
@@ -248,7 +247,7 @@ def _longest_run(row: np.ndarray, least: int) -> float | None:
 
 def _best_arc(
     grads: _Gradients, c: Circle, direction: float, centres: np.ndarray, i: int, params: HiddenCoinParams
-) -> tuple[Circle, float] | None:
+) -> Circle | None:
     """The hidden coin's circle whose showing rim has the most edge across it, near
     ``direction`` from the top coin, or ``None`` when none has enough."""
     w, h = grads.size
@@ -301,7 +300,7 @@ def _best_arc(
     hidden = Circle(x, y, r, True, float(support[k]))
     if _reach(c, hidden) < params.least_reach:
         return None  # the fitted circle does not reach out from under the top coin
-    return hidden, float(support[k])
+    return hidden
 
 
 def _reach(top: Circle, hidden: Circle) -> float:

@@ -115,7 +115,7 @@ def label(image: Image, text: str, anchor: tuple[float, float], height_px: float
         below = [b for b in taken or () if _overlap(b, (x - pad, y - th - pad, x + tw + pad, y + base + pad))]
         if not below:
             break
-        # Just above the lowest label in the way (its top), or below it if there is no room.
+        # Just above the highest label in the way, or below the lowest if there is no room.
         above = min(b[1] for b in below) - base - pad - 1
         y = above if above - th - pad >= 0 else max(b[3] for b in below) + th + pad + 1
     # Never off the frame: where there is no free place left, labels overlap.
