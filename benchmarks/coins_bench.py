@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/coins_bench.py [--data ../shared/data/coins-mmr] [--overlays OUT_DIR]
-        [--fixture-splits test dev] [--only-fixtures] [--model-dir DIR]
+        [--fixture-splits test dev] [--only-fixtures [--blur SIGMA]] [--model-dir DIR] [--size-at-flank]
     python benchmarks/coins_bench.py --only-validation [--validation-scenes DIR ...] [--model-dir DIR]
 
 Prints, for all photos and for the held-out split (photos the model never learned from):
@@ -178,7 +178,7 @@ def confirmed(dets: list[Detection], objects: list[dict]) -> list[Detection]:
         if d is None:
             continue
         value = o["value"] if o["value"] in ("heads", "tails") else None
-        out.append(Detection(kind=o["kind"], value=value, bbox=d.bbox, confidence=1.0, center=d.center))
+        out.append(Detection(kind=o["kind"], value=value, bbox=d.bbox, confidence=1.0, center=d.center, extra=d.extra))
     return out
 
 
@@ -227,7 +227,7 @@ def fixture_objects(objects: list[dict]) -> list[dict]:
     return out
 
 
-OVERRIDES = ("model_dir", "coin_doubt", "tilted_anchor")
+OVERRIDES = ("model_dir", "coin_doubt", "tilted_anchor", "size_at_edge_middle")
 """The coin settings this benchmark's command line may change, kept when the live reader's
 settings for a table's scale are used."""
 
@@ -239,7 +239,7 @@ def overridden(base: CoinParams, params: CoinParams) -> CoinParams:
 
 def fixture_tally(
     folder: Path, params: CoinParams, name: str, only_part: str | None = None, calibrated: bool = True,
-    markers: bool = False,
+    markers: bool = False, blur: float = 0.0,
 ) -> Tally:
     """Read every rendered scene in ``folder`` (its ``labels.json``; with ``only_part``, those
     of that ``vision._coin_split.rendered_part``) and print the figures.
@@ -249,7 +249,8 @@ def fixture_tally(
     command line overrides is used: :data:`OVERRIDES`); with ``calibrated`` false, without a
     calibration: with ``markers``, as ``referee read`` reads a frame, at the scale the printed
     table's corner markers give where two or more are seen (``vision.marker_scale``); without,
-    ``params`` as given, the scale estimated from the coins themselves.
+    ``params`` as given, the scale estimated from the coins themselves. ``blur`` (a Gaussian's
+    sigma in pixels) blurs each scene first, as a camera out of focus would.
 
     Detections of coins left out of the scoring (moving, leaning, on edge) are not counted
     against precision.
@@ -262,6 +263,8 @@ def fixture_tally(
         img = cv2.imread(str(folder / e["image"]))
         if img is None:
             raise SystemExit(f"cannot read {folder / e['image']}")
+        if blur > 0:
+            img = cv2.GaussianBlur(img, (0, 0), blur)
         if calibrated:
             # As the live referee reads its table: calibrated scale, coins searched at their size.
             scale = rendered_scale(e)
@@ -356,6 +359,14 @@ def main() -> int:
         help="confidence without the model's doubt that a circle is a coin (CoinParams.coin_doubt off)",
     )
     ap.add_argument("--tilted-anchor", type=float, default=None, help="override CoinParams.tilted_anchor")
+    ap.add_argument(
+        "--size-at-flank", action="store_true",
+        help="size coins by their edges' outer flanks, as before session 23 (CoinParams.size_at_edge_middle off)",
+    )
+    ap.add_argument(
+        "--blur", type=float, default=0.0,
+        help="blur each rendered scene first (Gaussian sigma in pixels: a camera out of focus); with --only-fixtures",
+    )
     args = ap.parse_args()
     cv2.setNumThreads(1)
     params = CoinParams() if args.model_dir is None else CoinParams(model_dir=args.model_dir)
@@ -363,13 +374,17 @@ def main() -> int:
         params = replace(params, coin_doubt=False)
     if args.tilted_anchor is not None:
         params = replace(params, tilted_anchor=args.tilted_anchor)
+    if args.size_at_flank:
+        params = replace(params, size_at_edge_middle=False)
     if args.only_validation:
         return validation(args.data, args.validation_scenes or [args.fixtures / "dev"], params)
     if args.only_fixtures:
+        blurred = f", blurred {args.blur:g} px" if args.blur > 0 else ""
         for split in args.fixture_splits:
-            fixture_tally(args.fixtures / split, params, f"fixtures {split}")
-            fixture_tally(args.fixtures / split, params, f"fixtures {split}, no calibration", calibrated=False, markers=True)
-            fixture_tally(args.fixtures / split, params, f"fixtures {split}, no calibration, markers unused", calibrated=False)
+            folder = args.fixtures / split
+            fixture_tally(folder, params, f"fixtures {split}{blurred}", blur=args.blur)
+            fixture_tally(folder, params, f"fixtures {split}{blurred}, no calibration", calibrated=False, markers=True, blur=args.blur)
+            fixture_tally(folder, params, f"fixtures {split}{blurred}, no calibration, markers unused", calibrated=False, blur=args.blur)
         return 0
     labels = json.loads((args.data / "labels.json").read_text())
     images = {e["image"]: cv2.imread(str(args.data / e["image"])) for e in labels}
@@ -396,13 +411,13 @@ def main() -> int:
     print(f"unsure-labelled coins read with confidence: {all_t.unsure_label_confident}")
 
     # With a calibration: the scale each photo really has (its coins' true over measured
-    # diameters, median), so the true diameter decides the denomination.
+    # diameters, median, measured as the reader sizes coins), so the true diameter decides the denomination.
     scaled = Tally()
     for e in labels:
         pairs = [(o, d) for o, d in match(reads[e["image"]], e["objects"]) if d is not None]
         if not pairs:
             continue
-        true_scale = float(np.median([COIN_DIAMETER_MM[o["kind"]] / d.bbox[2] for o, d in pairs]))
+        true_scale = float(np.median([COIN_DIAMETER_MM[o["kind"]] / (2 * d.extra["size_radius_px"]) for o, d in pairs]))
         dets, _ = find_coins(images[e["image"]], params, mm_per_px=true_scale)
         score(scaled, dets, e["objects"])
     print(scaled.line("all, scale known"))

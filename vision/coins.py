@@ -134,12 +134,24 @@ class CoinParams:
     size_gain: tuple[float, float] = (0.95, 1.12)
     """With a known scale, how much larger or smaller than true (measured over true diameter)
     this frame's coins may all look. A camera off to the side sees a coin's rim wall and its
-    shadow join its outline, so coins measure a few percent large (5 to 6% on the Cycles
-    fixtures); the factor that best explains every coin together is found within this range.
-    ``(1.0, 1.0)`` takes the calibrated scale as exact."""
+    shadow join its outline, and a blurred frame spreads every edge, so coins may measure a few
+    percent large (the dev scenes' coins, by their edges' outer flanks: 5% at the median;
+    by their middles, as sized now: 0.2%); the factor that best explains every coin together is
+    found within this range. ``(1.0, 1.0)`` takes the calibrated scale as exact."""
     size_gain_sigma: float = 0.04
     """Prior spread (log scale) of that factor around 1: one coin alone barely moves it, several
     coins of known relative sizes do."""
+    size_at_edge_middle: bool = True
+    """Size each coin by the middle of its outer edge (``Circle.size_r``), not by the circle
+    through the edge's outer flank (``Circle.r``, where the coin model looks). The flank lies
+    further out the more the edge is blurred, and blur differs from coin to coin (focus, a coin
+    still sliding, a dark coin's soft edge): on the dev scenes' 1,226 flat coins, by the true
+    scale, flanks measured 3.5% large where the edge was sharpest (525 coins) and 7.1% where it
+    was most blurred (173), 4.3% on quarters and 5.3% on dimes (a dime is 6% smaller than a
+    penny); middles 0.0 to 0.3% on each, and spread less (0.025 against 0.030, log scale).
+    Denominations at the dev scenes' scale 98.4 -> 98.9% (markers' scale 97.6 -> 98.0%); the
+    scenes blurred as by a camera out of focus (Gaussian sigma 1.5 px) 93.4 -> 95.8% (91.8 ->
+    94.3%). BENCHMARKS.md, session 23."""
     colour_weight: float = 1.0
     """Weight of the colour evidence against size and appearance."""
     colour_table_chroma: float = 15.0
@@ -294,7 +306,8 @@ def _checked_circles(v: FrameViews, circles: list[Circle], params: CoinParams) -
         half = cv2.pyrDown(v.gray)
         halved = [Circle((c.x + 0.5) / 2 - 0.5, (c.y + 0.5) / 2 - 0.5, c.r / 2, c.stacked) for c in circles]
         fitted = [
-            Circle((c.x + 0.5) * 2 - 0.5, (c.y + 0.5) * 2 - 0.5, c.r * 2, c.stacked, c.support)
+            Circle((c.x + 0.5) * 2 - 0.5, (c.y + 0.5) * 2 - 0.5, c.r * 2, c.stacked, c.support,
+                   None if c.edge_r is None else c.edge_r * 2)
             for c in refine_circles(half, halved, base_radius=params.refine_radius)
         ]
     else:
@@ -552,7 +565,7 @@ def find_coins(
     colour, trust = against_table(colour, table, params.colour_table_chroma)
     colour_weight = params.colour_weight * trust
     evidence = weight * np.log(np.clip(kind_prob, 1e-2, 1.0)) + colour_weight * colour_loglik(colour[:, 1:], colours)
-    radii = np.array([c.r for c in circles], np.float64)
+    radii = np.array([c.size_r if params.size_at_edge_middle else c.r for c in circles], np.float64)
     if mm_per_px is not None and scale_at is not None:
         # Each radius as it would measure at the scale of the frame's centre.
         radii = radii * np.array([scale_at((c.x, c.y)) for c in circles], np.float64) / mm_per_px
@@ -602,6 +615,7 @@ def find_coins(
                 flags=flags,
                 extra={
                     "radius_px": float(r),
+                    "size_radius_px": float(c.size_r if params.size_at_edge_middle else c.r),
                     "support": round(float(c.support), 3),
                     "diameter_mm": None if est is None else float(2 * centre_radii[i] * est),
                     "colour_lab": [round(float(v), 2) for v in colour[i]],

@@ -187,7 +187,8 @@ def enrol_coins(
 
     Each example is a frame and the coins in it as the players confirmed them: a
     ``Detection`` whose ``kind`` is right and whose ``value`` is the true face (``None``
-    where they did not say). Only ``kind``, ``value``, ``center`` and ``bbox`` are used.
+    where they did not say). Only ``kind``, ``value``, ``center``, ``bbox`` and
+    ``extra["size_radius_px"]`` (where the read gave it) are used.
 
     :raises ValueError: on a bad frame, an unknown kind or face, or no coins at all.
     """
@@ -209,11 +210,13 @@ def enrol_coins(
                 raise ValueError(f"example {n}: coin face must be heads, tails or None, got {c.value!r}")
             r = (c.bbox[2] + c.bbox[3]) / 4.0
             x, y = c.center if c.center != (0.0, 0.0) else (c.bbox[0] + c.bbox[2] / 2, c.bbox[1] + c.bbox[3] / 2)
-            circles.append(Circle(float(x), float(y), float(r)))
+            # Sized as the reader sizes it: by its edge's middle where the read measured it.
+            size = c.extra.get("size_radius_px")
+            circles.append(Circle(float(x), float(y), float(r), edge_r=None if size is None else float(size)))
         colour, out, meta = measure_coins(frame, circles, params)
         fingerprint = meta.fingerprint
         # This photo's scale from its confirmed coins, then each coin's size against it.
-        scales = [COIN_DIAMETER_MM[c.kind] / (2 * ci.r) for c, ci in zip(coins, circles)]
+        scales = [COIN_DIAMETER_MM[c.kind] / (2 * ci.size_r) for c, ci in zip(coins, circles)]
         scale = float(np.median(scales))
         for i, (c, ci) in enumerate(zip(coins, circles)):
             embs.append(out.embedding[i])
@@ -221,7 +224,7 @@ def enrol_coins(
             faces.append(-1 if c.value is None else FACES.index(str(c.value)))
             colours_by_kind[c.kind].append(colour[i, 1:])
             if len({cc.kind for cc in coins}) > 1:
-                sizes.append((c.kind, 2 * ci.r * scale / COIN_DIAMETER_MM[c.kind]))
+                sizes.append((c.kind, 2 * ci.size_r * scale / COIN_DIAMETER_MM[c.kind]))
     if not embs:
         raise ValueError("enrolment needs at least one confirmed coin")
     return CoinProfile(

@@ -120,6 +120,26 @@ def test_each_circle_is_fitted_to_its_coins_outer_edge() -> None:
     assert _coin_geometry.refine_circles(img, []) == []
 
 
+def test_a_blurred_coin_is_sized_by_its_edges_middle_not_its_flank() -> None:
+    """Blur spreads a coin's edge outwards: the circle through the edge's outer flank (``r``,
+    where the coin model looks) grows with it, the one through its middle (``edge_r``) does not."""
+    sharp = np.full((200, 200), 120, np.uint8)
+    cv2.circle(sharp, (100, 100), 30, 220, -1, cv2.LINE_AA)
+    rough = [_coin_geometry.Circle(101.0, 99.0, 29.0)]
+    for sigma in (0.8, 3.0):
+        (c,) = _coin_geometry.refine_circles(cv2.GaussianBlur(sharp, (0, 0), sigma), rough)
+        assert c.edge_r is not None and c.size_r == c.edge_r
+        assert c.edge_r == pytest.approx(30.0, abs=0.8)
+        assert c.r > c.edge_r
+    assert c.r > 32.0  # the flank of the most blurred edge lies 2 px and more out
+
+
+def test_a_circle_measured_without_its_edges_middle_is_sized_by_its_flank_less_the_usual_margin() -> None:
+    c = _coin_geometry.Circle(10.0, 10.0, 20.94)
+    assert c.edge_r is None
+    assert c.size_r == pytest.approx(20.94 / _coin_geometry.FLANK_BEYOND_MIDDLE)
+
+
 def test_the_work_image_is_the_frame_reduced_by_area_averaging() -> None:
     """A 1280x960 frame becomes 480x360 at scale 0.375, each pixel the mean of the frame's
     pixels it covers (a stripe pattern finer than the work image's pixels averages to grey);

@@ -84,7 +84,9 @@ def test_known_scale_decides_denomination() -> None:
     right = sum(d is not None and d.kind == o["kind"] for o, d in pair(dets, objects))
     assert right >= 0.9 * len(objects)
     for d in dets:
-        assert d.extra["diameter_mm"] == pytest.approx(d.bbox[2] * used, rel=0.02)
+        # Sized by the middle of its edge, a little inside its box (the edge's outer flank).
+        assert d.extra["diameter_mm"] == pytest.approx(2 * d.extra["size_radius_px"] * used, rel=1e-6)
+        assert 0.9 * d.bbox[2] * used < d.extra["diameter_mm"] <= 1.01 * d.bbox[2] * used
 
 
 def test_a_table_of_pennies_reads_every_coin_as_a_penny_or_other() -> None:
@@ -131,13 +133,17 @@ def test_rotation_does_not_change_reads() -> None:
     assert agree >= 0.85 * total
 
 
-def synthetic_table(coins: list[tuple[float, float, float, tuple[int, int, int]]], size: tuple[int, int] = (960, 1280)) -> np.ndarray:
-    """Grey cloth with textured discs (x, y, radius, BGR colour) drawn with a thin dark edge."""
+def synthetic_table(
+    coins: list[tuple[float, float, float, tuple[int, int, int]]], size: tuple[int, int] = (960, 1280), rim: bool = True
+) -> np.ndarray:
+    """Grey cloth with textured discs (x, y, radius, BGR colour) drawn with a thin dark edge
+    (``rim``; without it a disc's edge is where it meets the cloth, and its size is exact)."""
     rng = np.random.default_rng(3)
     img = np.clip(rng.normal(120, 4, (*size, 3)), 0, 255).astype(np.uint8)
     for x, y, r, colour in coins:
-        cv2.circle(img, (int(x), int(y)), int(r), colour, -1, cv2.LINE_AA)
-        cv2.circle(img, (int(x), int(y)), int(r) - 1, (60, 60, 60), 2, cv2.LINE_AA)
+        cv2.circle(img, (int(x), int(y)), int(round(r)), colour, -1, cv2.LINE_AA)
+        if rim:
+            cv2.circle(img, (int(x), int(y)), int(r) - 1, (60, 60, 60), 2, cv2.LINE_AA)
         # Some relief so the face is not a flat disc.
         cv2.ellipse(img, (int(x), int(y)), (int(r * 0.4), int(r * 0.55)), 20, 0, 360, [max(0, c - 50) for c in colour], 3)
     return cv2.GaussianBlur(img, (3, 3), 0)
@@ -547,18 +553,44 @@ def test_a_scene_name_without_its_number_and_the_held_back_folders_are_named() -
 def test_coins_that_all_measure_large_are_still_told_apart() -> None:
     """A camera off to the side sees each coin's rim wall and shadow join its outline: every
     coin measures ~6% large. Read at the calibrated scale as exact, a dime (17.91 mm) then
-    measures as a penny (19.05 mm); the coins together correct the scale (CoinParams.size_gain)."""
+    measures as a penny (19.05 mm); the coins together correct the scale (CoinParams.size_gain).
+    Sizes alone decide here (no colour, no appearance), on discs whose edge is where they meet
+    the cloth."""
     mm = 0.25
-    kinds = [("penny", COPPER), ("nickel", SILVER), ("dime", SILVER), ("quarter", SILVER), ("dime", SILVER)]
+    dark_copper = (30, 60, 120)
+    kinds = [("penny", dark_copper), ("nickel", SILVER), ("dime", SILVER), ("quarter", SILVER), ("dime", SILVER)]
     coins = [(160 + 230 * i, 480, 1.06 * COIN_DIAMETER_MM[k] / mm / 2, col) for i, (k, col) in enumerate(kinds)]
-    img = synthetic_table(coins)
-    dets, used = find_coins(img, GEOMETRY, mm_per_px=mm)
+    img = synthetic_table(coins, rim=False)
+    only_size = replace(GEOMETRY, colour_weight=0.0, appearance_weight_scaled=0.0)
+    dets, used = find_coins(img, only_size, mm_per_px=mm)
     assert used is not None and used == pytest.approx(mm / 1.06, rel=0.02)
     assert [d.kind for d in sorted(dets, key=lambda d: d.center[0])] == [k for k, _ in kinds]
-    exact = replace(GEOMETRY, size_gain=(1.0, 1.0))
+    exact = replace(only_size, size_gain=(1.0, 1.0))
     dets, used = find_coins(img, exact, mm_per_px=mm)
     assert used == mm
     assert [d.kind for d in sorted(dets, key=lambda d: d.center[0])] != [k for k, _ in kinds]
+
+
+def test_a_blurred_dime_beside_a_sharp_penny_is_still_a_dime() -> None:
+    """Sizes decide at a known scale, but a coin still sliding or out of focus has a wider
+    edge than its neighbours: by its edge's outer flank a dime (17.91 mm) blurred so measures
+    as large as a penny (19.05 mm); by the edge's middle (``CoinParams.size_at_edge_middle``)
+    it is a dime, its diameter within 3% of the true one."""
+    mm = 0.25
+    rng = np.random.default_rng(5)
+    img = np.clip(rng.normal(110, 3, (960, 1280, 3)), 0, 255).astype(np.uint8)
+    for x, kind in ((400, "penny"), (880, "dime")):
+        r = COIN_DIAMETER_MM[kind] / mm / 2
+        cv2.circle(img, (x, 480), int(round(r)), SILVER, -1, cv2.LINE_AA)
+        cv2.ellipse(img, (x, 480), (int(r * 0.4), int(r * 0.55)), 20, 0, 360, (120, 122, 125), 3)
+    img[:, 640:] = cv2.GaussianBlur(img, (0, 0), 2.0)[:, 640:]
+    only_size = replace(GEOMETRY, colour_weight=0.0, appearance_weight_scaled=0.0, size_gain=(1.0, 1.0))
+    dets, _ = find_coins(img, only_size, mm_per_px=mm)
+    by_x = sorted(dets, key=lambda d: d.center[0])
+    assert [d.kind for d in by_x] == ["penny", "dime"]
+    assert by_x[1].extra["diameter_mm"] == pytest.approx(COIN_DIAMETER_MM["dime"], rel=0.03)
+    dets, _ = find_coins(img, replace(only_size, size_at_edge_middle=False), mm_per_px=mm)
+    assert [d.kind for d in sorted(dets, key=lambda d: d.center[0])] == ["penny", "penny"]
 
 
 def test_a_tilted_cameras_local_scale_decides() -> None:
