@@ -10,12 +10,14 @@ training to fit ``DiceParams.confident_at`` on; ``held-out``: never seen), and f
 rendered fixtures' held-back test part (flat d6 and d8 must be read, kind and face; a cocked
 die must be reported cocked, and a confident face on it is a confident wrong read; moving or
 occluded dice are owed no read; the held-back part again at each scene's scale, as the live
-referee reads its calibrated table: ``fixtures/test scaled``): recall, precision, value
+referee reads its calibrated table, sure from ``DiceParams.confident_at_table``: ``fixtures/test
+scaled``): recall, precision, value
 accuracy, share of dice read right, confident wrong reads, a confusion matrix, the share of
 cocked dice reported cocked (and how many flat dice are flagged cocked: the players are asked
 about those, since only a sure flag rules), and the median milliseconds per 1280x960 frame on one core.
 ``--fit-confident`` and ``--fit-d8-confident`` fit the thresholds of a sure read
-(``DiceParams.confident_at``, ``DiceParams.d8_confident_at``) on the validation parts and stop.
+(``DiceParams.confident_at`` and ``confident_at_table``, ``DiceParams.d8_confident_at``) on the
+validation parts and stop.
 With ``--failures`` it writes one overlay picture per photo with a failure
 (blue: label, green: confident read, orange: unsure read, red cross: missed).
 """
@@ -143,7 +145,8 @@ def score_photo(
     die, which counts as a confident wrong read. The first key's tally also counts cocked
     dice reported as cocked, and ``{key}:d6`` / ``{key}:d8`` tallies the labels of each kind.
     """
-    found = find_dice(img, params, mm_per_px=mm_per_px)
+    # At a known scale, as the live referee reads its calibrated table.
+    found = find_dice(img, params, mm_per_px=mm_per_px, table=mm_per_px is not None)
     pairs = match(labels, found)
     matched_f = {j for _, j in pairs}
     matched_l = {i: j for i, j in pairs}
@@ -214,11 +217,16 @@ def score_photo(
         cv2.imwrite(str(failures / name.replace(".jpg", ".png")), over)
 
 
-def fit_confident(data: Path, fixtures_dev: Path, params: DiceParams, wrong_share: float = 0.005) -> float:
+def fit_confident(data: Path, fixtures_dev: Path, params: DiceParams, wrong_share: float = 0.005) -> tuple[float, float]:
     """The lowest raw read probability above which, on each validation part (dice-rune55's and
     the fixtures dev part's, ``is_validation``: never trained on), at most ``wrong_share`` of the
-    reads are wrong (wrong kind or face, no die, a face on a cocked die). Prints it and returns it."""
-    parts: dict[str, list[tuple[float, bool]]] = {"dice-rune55": [], "fixtures dev": []}
+    reads are wrong (wrong kind or face, no die, a face on a cocked die); and the same for a
+    known table (``DiceParams.confident_at_table``): the dev validation part read at its scale,
+    and dice-rune55's grey validation photos (a few dice each, no heaped tray). Prints both and
+    returns them."""
+    parts: dict[str, list[tuple[float, bool]]] = {
+        "dice-rune55": [], "fixtures dev": [], "fixtures dev at scale": [], "dice-rune55 grey": [],
+    }
     sources = [("dice-rune55", data, json.loads((data / "labels.json").read_text()))]
     sources.append(("fixtures dev", fixtures_dev, json.loads((fixtures_dev / "labels.json").read_text())))
     for part, folder, entries in sources:
@@ -229,32 +237,47 @@ def fit_confident(data: Path, fixtures_dev: Path, params: DiceParams, wrong_shar
             dice = [o for o in e["objects"] if o["kind"] in ("d6", "d8")]
             labels = [o for o in dice if not o.get("flags")]
             others = [o for o in dice if o.get("flags")]
-            found = find_dice(img, params)
-            by_found = {j: i for i, j in match(labels, found)}
-            rest = [j for j in range(len(found)) if j not in by_found]
-            on_other = {rest[j]: others[i] for i, j in match(others, [found[j] for j in rest])}
-            for j, d in enumerate(found):
-                if d.extra["much_smaller"]:
-                    continue  # never confident, whatever its probability
-                if d.extra["d8_face"] is not None:
-                    # An eight-sided die's face read by the d8 face reader: its probability is
-                    # that reader's, sure at ``d8_confident_at`` (``--fit-d8-confident``), not here.
-                    continue
-                logits = d.extra["face_logits"]
-                kind, face = read_class(int(np.argmax(logits)) + 1, len(logits) + 1)
-                if j in by_found:
-                    lab = labels[by_found[j]]
-                    ok = kind == lab["kind"] and face == int(lab["value"])
-                elif j in on_other and "cocked" in on_other[j]["flags"]:
-                    ok = kind == "cocked"
-                elif j in on_other:
-                    continue  # moving or occluded: owed no read
-                else:
-                    ok = False
-                parts[part].append((float(d.extra["read_prob"]), ok))
-    best = max(_threshold(part, rows, wrong_share) for part, rows in parts.items())
+            reads = [(part, find_dice(img, params))]
+            if part == "fixtures dev":
+                reads.append(("fixtures dev at scale", find_dice(img, params, mm_per_px=rendered_scale(e), table=True)))
+            for name, found in reads:
+                rows = _fit_rows(found, labels, others)
+                parts[name] += rows
+                if part == "dice-rune55" and group_of(e["image"]).startswith("grey"):
+                    parts["dice-rune55 grey"] += rows
+    best = max(_threshold(part, parts[part], wrong_share) for part in ("dice-rune55", "fixtures dev"))
+    table = max(_threshold(part, parts[part], wrong_share) for part in ("fixtures dev at scale", "dice-rune55 grey"))
     print(f"confident_at {best:.4f}")
-    return best
+    print(f"confident_at_table {table:.4f}")
+    return best, table
+
+
+def _fit_rows(found: list[Detection], labels: list[dict], others: list[dict]) -> list[tuple[float, bool]]:
+    """Each six-sided read's raw probability and whether it is right (see :func:`fit_confident`)."""
+    by_found = {j: i for i, j in match(labels, found)}
+    rest = [j for j in range(len(found)) if j not in by_found]
+    on_other = {rest[j]: others[i] for i, j in match(others, [found[j] for j in rest])}
+    rows = []
+    for j, d in enumerate(found):
+        if d.extra["much_smaller"]:
+            continue  # never confident, whatever its probability
+        if d.extra["d8_face"] is not None:
+            # An eight-sided die's face read by the d8 face reader: its probability is
+            # that reader's, sure at ``d8_confident_at`` (``--fit-d8-confident``), not here.
+            continue
+        logits = d.extra["face_logits"]
+        kind, face = read_class(int(np.argmax(logits)) + 1, len(logits) + 1)
+        if j in by_found:
+            lab = labels[by_found[j]]
+            ok = kind == lab["kind"] and face == int(lab["value"])
+        elif j in on_other and "cocked" in on_other[j]["flags"]:
+            ok = kind == "cocked"
+        elif j in on_other:
+            continue  # moving or occluded: owed no read
+        else:
+            ok = False
+        rows.append((float(d.extra["read_prob"]), ok))
+    return rows
 
 
 def _threshold(part: str, rows: list[tuple[float, bool]], wrong_share: float) -> float:
@@ -474,7 +497,8 @@ def main() -> None:
         for v in range(1, 7):
             print(f"  {v}: " + " ".join(f"{n:5d}" for n in tallies[k].confusion[v]))
     print("\nconfident: reads with confidence >= CONFIDENT =", CONFIDENT)
-    print("confident reads: " + ", ".join(f"{k} {tallies[k].confident}" for k in order[:4] + fixture_keys[:1]))
+    sure_keys = order[:4] + fixture_keys[:1] + fixture_keys[5:6]  # the held-back scenes, as read and at scale
+    print("confident reads: " + ", ".join(f"{k} {tallies[k].confident}" for k in sure_keys))
     print("cwr/dice: confident wrong reads (wrong kind or face, or no die) per labelled die; cwr/conf: per confident read")
     print(f"flat dice flagged cocked (all photos): {tallies['all'].flat_flagged_cocked} of {tallies['all'].labels}")
     if fixture_keys:

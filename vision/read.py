@@ -216,7 +216,10 @@ def read_table(
                 # twice its size, one unsure "penny" cut 16 dice to 7).
                 sure_coin = any(c.confidence >= params.coins.confident for c in coins)
                 dice_scale = mm_per_px if mm_per_px is not None else coin_scale if sure_coin else None
-                dice = list(find_dice(frame, dice_params, mm_per_px=dice_scale, not_at=coins_there))
+                # A calibration's or the markers' scale means a camera over a known table,
+                # where reads are sure sooner than on a phone's photo of a heap of dice.
+                table = mm_per_px is not None
+                dice = list(find_dice(frame, dice_params, mm_per_px=dice_scale, not_at=coins_there, table=table))
             except FileNotFoundError as exc:
                 # A missing model is an installation fault: say so, and still read the coins.
                 notes.append(f"dice reader not available: {exc}")

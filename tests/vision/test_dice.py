@@ -538,3 +538,45 @@ def test_the_readers_crop_geometry_travels_with_the_model(tmp_path: Path) -> Non
     (broken / "dice_reader.json").write_text('{"crop_size": 40, "crop_scale": 1.3, "classes": 9}')
     with pytest.raises(ValueError, match="classes must be 7 or 16"):
         find_dice(frame, DiceParams(model_dir=broken))
+
+
+def _dev_scene(name: str) -> tuple[np.ndarray, dict]:
+    entry = next(e for e in json.loads((DEV_SCENES / "labels.json").read_text()) if e["image"] == name)
+    img = cv2.imread(str(DEV_SCENES / name), cv2.IMREAD_COLOR)
+    assert img is not None, f"cannot read {name}"
+    return img, entry
+
+
+def test_on_a_known_table_reads_are_sure_sooner_and_right() -> None:
+    """A camera over a known table (``table``: a calibration's or its markers' scale) makes a
+    read sure from ``confident_at_table``; a photo of dice anywhere else only from the stricter
+    ``confident_at``, which a phone's photo of dice heaped in a tray sets. dev_0002's dice read
+    between the two are sure on the table only, and right."""
+    params = DiceParams()
+    assert params.confident_at_table < params.confident_at
+    img, entry = _dev_scene("dev_0002.jpg")
+    scale = rendered_scale(entry)
+    on_table = find_dice(img, params, mm_per_px=scale, table=True)
+    photo = find_dice(img, params, mm_per_px=scale)
+    assert [d.bbox for d in on_table] == [d.bbox for d in photo]
+    between = [i for i, d in enumerate(photo) if params.confident_at_table <= d.extra["read_prob"] < params.confident_at]
+    assert len(between) >= 3
+    labels = [o for o in entry["objects"] if o["kind"] == "d6" and not o["flags"]]
+    for i in between:
+        assert photo[i].confidence < CONFIDENT <= on_table[i].confidence
+        label = next(o for o in labels if covers([on_table[i]], *(o["bbox"][0] + o["bbox"][2] / 2, o["bbox"][1] + o["bbox"][3] / 2)))
+        assert on_table[i].value == label["value"]
+
+
+def test_on_a_known_table_the_cocked_check_still_looks_at_every_read_not_sure_on_a_photo() -> None:
+    """A cocked die read as a face between the two thresholds must still meet the cocked-die
+    check: at ``cocked_at`` 0 every read below ``confident_at`` is flagged cocked on a table
+    too, unread, and only those at or above it keep their faces."""
+    img, entry = _dev_scene("dev_0002.jpg")
+    every = find_dice(img, DiceParams(cocked_at=0.0), mm_per_px=rendered_scale(entry), table=True)
+    assert any(d.flags == ("cocked",) and d.extra["read_prob"] >= DiceParams().confident_at_table for d in every)
+    for d in every:
+        if d.extra["read_prob"] < DiceParams().confident_at:
+            assert d.flags == ("cocked",) and d.value is None and d.confidence == 0.0
+        else:
+            assert d.value is not None and d.confidence >= CONFIDENT

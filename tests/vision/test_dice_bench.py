@@ -47,14 +47,26 @@ def test_fit_confident_leaves_d8_faces_to_their_own_fit(tmp_path: Path, monkeypa
     ):
         folder.mkdir()
         cv2.imwrite(str(folder / name), np.full((64, 64, 3), shade, np.uint8))
-        (folder / "labels.json").write_text(json.dumps([{"image": name, "objects": objects}]))
+        half_mm = [[0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 1.0]]
+        (folder / "labels.json").write_text(json.dumps([{"image": name, "objects": objects, "size": [64, 64],
+                                                         "homography": half_mm}]))
     reads = {
         1: [read(d6_box, "d6", 3, 0.99, 3, None)],
         # The d8 face reader reads 4 at 0.999; the 16-class reader's likeliest class is a d8's 2.
         2: [read(d6_box, "d6", 5, 0.99, 5, None), read(d8_box, "d8", 4, 0.999, 8, 4)],
     }
-    monkeypatch.setattr(dice_bench, "find_dice", lambda img, params: reads[int(img[0, 0, 0])])
-    assert dice_bench.fit_confident(photos, scenes, DiceParams()) == pytest.approx(0.99)
+    calls: list[dict] = []
+
+    def find_dice(img: np.ndarray, params: DiceParams, **kwargs: object) -> list[Detection]:
+        calls.append(kwargs)
+        return reads[int(img[0, 0, 0])]
+
+    monkeypatch.setattr(dice_bench, "find_dice", find_dice)
+    photo_threshold, table_threshold = dice_bench.fit_confident(photos, scenes, DiceParams())
+    assert photo_threshold == pytest.approx(0.99)
+    # The known table's threshold: the scenes read at their scale as a table, and the grey photo.
+    assert table_threshold == pytest.approx(0.99)
+    assert {"mm_per_px": pytest.approx(0.5), "table": True} in calls
 
 
 def test_fit_d8_confident_also_reads_the_scenes_at_their_scale(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

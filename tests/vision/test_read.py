@@ -232,6 +232,29 @@ def test_the_dice_reader_skips_coins_read_surely(monkeypatch: pytest.MonkeyPatch
         np.hypot(d.center[0] - c.center[0], d.center[1] - c.center[1]) < c.bbox[2] / 2 for c in sure))
 
 
+def test_a_known_table_makes_the_dice_reader_sure_sooner(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a calibration or the printed markers' scale the frame is of a known table, and
+    ``read_table`` has the dice reader use its table's sure threshold
+    (``DiceParams.confident_at_table``); a photo read without a scale of its own does not."""
+    import vision.dice as dice_module
+
+    tables: list[bool] = []
+    original = dice_module.find_dice
+
+    def spying(*args: Any, **kwargs: Any) -> list[Detection]:
+        tables.append(kwargs.get("table", False))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(dice_module, "find_dice", spying)
+    frame = cv2.imread(str(DEV_SCENES / "dev_0002.jpg"))
+    on_table = read_table(frame)
+    assert on_table.mm_per_px is not None and tables == [True]
+    photo = read_table(frame, params=ReadParams(scale_from_markers=False))
+    assert tables == [True, False]
+    sure = {o.bbox for o in on_table.objects if o.kind == "d6" and o.confidence >= CONFIDENT}
+    assert len(sure) > len({o.bbox for o in photo.objects if o.kind == "d6" and o.confidence >= CONFIDENT})
+
+
 def test_at_a_known_scale_the_dice_reader_skips_every_flat_coin(monkeypatch: pytest.MonkeyPatch) -> None:
     """At a known scale (here the printed markers') a circle of a coin's size with a rim all
     round is a coin, sure of its face or not: ``read_table`` leaves out dice candidates on every
