@@ -565,7 +565,9 @@ def find_coins(
     colour, trust = against_table(colour, table, params.colour_table_chroma)
     colour_weight = params.colour_weight * trust
     evidence = weight * np.log(np.clip(kind_prob, 1e-2, 1.0)) + colour_weight * colour_loglik(colour[:, 1:], colours)
-    radii = np.array([c.size_r if params.size_at_edge_middle else c.r for c in circles], np.float64)
+    # Each coin's radius as its size is measured (``size_at_edge_middle``), in frame pixels.
+    size_px = np.array([c.size_r if params.size_at_edge_middle else c.r for c in circles], np.float64)
+    radii = size_px
     if mm_per_px is not None and scale_at is not None:
         # Each radius as it would measure at the scale of the frame's centre.
         radii = radii * np.array([scale_at((c.x, c.y)) for c in circles], np.float64) / mm_per_px
@@ -615,7 +617,7 @@ def find_coins(
                 flags=flags,
                 extra={
                     "radius_px": float(r),
-                    "size_radius_px": float(c.size_r if params.size_at_edge_middle else c.r),
+                    "size_radius_px": float(size_px[i]),
                     "support": round(float(c.support), 3),
                     "diameter_mm": None if est is None else float(2 * centre_radii[i] * est),
                     "colour_lab": [round(float(v), 2) for v in colour[i]],
