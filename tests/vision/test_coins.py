@@ -141,7 +141,7 @@ def synthetic_table(
     rng = np.random.default_rng(3)
     img = np.clip(rng.normal(120, 4, (*size, 3)), 0, 255).astype(np.uint8)
     for x, y, r, colour in coins:
-        cv2.circle(img, (int(x), int(y)), int(round(r)), colour, -1, cv2.LINE_AA)
+        cv2.circle(img, (int(x), int(y)), int(r), colour, -1, cv2.LINE_AA)
         if rim:
             cv2.circle(img, (int(x), int(y)), int(r) - 1, (60, 60, 60), 2, cv2.LINE_AA)
         # Some relief so the face is not a flat disc.
