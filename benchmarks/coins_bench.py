@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/coins_bench.py [--data ../shared/data/coins-mmr] [--overlays OUT_DIR]
         [--fixture-splits test dev] [--only-fixtures [--blur SIGMA]] [--model-dir DIR] [--size-at-flank]
+        [--colour-against-cloth]
     python benchmarks/coins_bench.py --only-validation [--validation-scenes DIR ...] [--model-dir DIR]
 
 Prints, for all photos and for the held-out split (photos the model never learned from):
@@ -13,7 +14,8 @@ table's own coins from one photo of each held-out group and is measured on the o
 which show the same coins flipped and moved); then the median milliseconds per frame at
 1280x960 on one core. The same figures on the fixtures' held-back rendered test scenes (and,
 with ``--fixture-splits test dev``, the dev scenes), read at their calibrated scale and without
-a calibration, follow the coin-free photos. ``--overlays`` writes a picture of every photo with
+a calibration, follow the coin-free photos; where a scene's corner markers are seen, coins'
+colour is judged against their printed white, as the referee judges it. ``--overlays`` writes a picture of every photo with
 a failure: label boxes in white, reads as circles (green sure, orange unsure face, red no face),
 misses and wrong reads marked in magenta. ``--only-validation`` measures only what candidate
 models are chosen on (coins-mmr's validation photos and every fifth rendered training scene),
@@ -42,7 +44,9 @@ from vision.coins import CONFIDENT, CoinParams, draw_coins, find_coins  # noqa: 
 from vision.enrol import CoinProfile, enrol_coins  # noqa: E402
 from vision.types import Detection  # noqa: E402
 from vision.marker_scale import marker_scale  # noqa: E402
+from vision.markers import detect_markers  # noqa: E402
 from vision.read import params_for_scale  # noqa: E402
+from vision.white_reference import printed_white  # noqa: E402
 
 ENROL_PHOTOS = ("mmr_52.jpg", "mmr_60.jpg", "mmr_75.jpg", "mmr_81.jpg")
 """One photo of each held-out group; the others of the group show the same coins flipped."""
@@ -227,7 +231,7 @@ def fixture_objects(objects: list[dict]) -> list[dict]:
     return out
 
 
-OVERRIDES = ("model_dir", "coin_doubt", "tilted_anchor", "size_at_edge_middle")
+OVERRIDES = ("model_dir", "coin_doubt", "tilted_anchor", "size_at_edge_middle", "colour_against_white")
 """The coin settings this benchmark's command line may change, kept when the live reader's
 settings for a table's scale are used."""
 
@@ -266,17 +270,20 @@ def fixture_tally(
         if blur > 0:
             img = cv2.GaussianBlur(img, (0, 0), blur)
         if calibrated:
-            # As the live referee reads its table: calibrated scale, coins searched at their size.
+            # As the live referee reads its table: calibrated scale, coins searched at their size,
+            # colours against the printed white of the markers in the frame.
             scale = rendered_scale(e)
             at_scale = overridden(params_for_scale(scale, img.shape[1], img.shape[0]).coins, params)
-            dets, _ = find_coins(img, at_scale, mm_per_px=scale, scale_at=lambda p, e=e: rendered_scale(e, p))
+            white = printed_white(img, detect_markers(img).values()) if params.colour_against_white else None
+            dets, _ = find_coins(img, at_scale, mm_per_px=scale, scale_at=lambda p, e=e: rendered_scale(e, p), white=white)
         else:
             seen = marker_scale(img) if markers else None
             if seen is None:
                 dets, _ = find_coins(img, params)
             else:
                 at_scale = overridden(params_for_scale(seen.mm_per_px, img.shape[1], img.shape[0]).coins, params)
-                dets, _ = find_coins(img, at_scale, mm_per_px=seen.mm_per_px, scale_at=seen.mm_per_px_at)
+                white = printed_white(img, seen.quads) if params.colour_against_white else None
+                dets, _ = find_coins(img, at_scale, mm_per_px=seen.mm_per_px, scale_at=seen.mm_per_px_at, white=white)
         left_out = [o for o in e["objects"] if o["kind"] in COIN_DIAMETER_MM and set(o.get("flags", ())) - {"occluded"}]
         left_out_reads = match_not_flat(dets, left_out)
         extra = {id(d) for o, d in left_out_reads if d is not None}
@@ -364,6 +371,11 @@ def main() -> int:
         help="size coins by their edges' outer flanks, as before session 23 (CoinParams.size_at_edge_middle off)",
     )
     ap.add_argument(
+        "--colour-against-cloth", action="store_true",
+        help="judge coins' colour against the cloth even where the markers' printed white is seen, as before "
+        "session 24 (CoinParams.colour_against_white off)",
+    )
+    ap.add_argument(
         "--blur", type=float, default=0.0,
         help="blur each rendered scene first (Gaussian sigma in pixels: a camera out of focus); with --only-fixtures",
     )
@@ -376,6 +388,8 @@ def main() -> int:
         params = replace(params, tilted_anchor=args.tilted_anchor)
     if args.size_at_flank:
         params = replace(params, size_at_edge_middle=False)
+    if args.colour_against_cloth:
+        params = replace(params, colour_against_white=False)
     if args.only_validation:
         return validation(args.data, args.validation_scenes or [args.fixtures / "dev"], params)
     if args.only_fixtures:

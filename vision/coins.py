@@ -5,7 +5,8 @@
 1. ``find_coin_circles``: circles from a Hough transform on a reduced frame, one per coin,
    touching and overlapping coins included; a coin lying over another is marked stacked.
 2. ``colour_features``: each coin's colour relative to the table (copper, silver, brass);
-   ``against_table``: relative to grey in part where the table is strongly coloured.
+   ``against_table``: relative to the printed table's white where its markers are seen
+   (``vision.white_reference``), else to grey in part where the table is strongly coloured.
 3. The appearance model (``vision._coin_model``): kind and face from a polar image of the
    coin, so any rotation reads the same.
 4. ``denominations``: size, colour and appearance together. With a known scale the true
@@ -152,6 +153,13 @@ class CoinParams:
     Denominations at the dev scenes' scale 98.4 -> 98.9% (markers' scale 97.6 -> 98.0%); the
     scenes blurred as by a camera out of focus (Gaussian sigma 1.5 px) 93.4 -> 95.8% (91.8 ->
     94.3%). BENCHMARKS.md, session 23."""
+    colour_against_white: bool = True
+    """Judge coins' colour against the printed table's white where its corner markers are in
+    the frame (``find_coins``'s ``white``: ``vision.read.read_table`` measures it), not against
+    the cloth (``colour_table_chroma``): the markers' white cells are paper under the coins'
+    own light, whatever the cloth's colour. On the dev scenes at their scale denominations
+    98.9 -> 99.3% (pennies read as nickels on green or red cloth, silver read as copper on
+    red); at the markers' scale 98.0 -> 98.4%. BENCHMARKS.md, session 24."""
     colour_weight: float = 1.0
     """Weight of the colour evidence against size and appearance."""
     colour_table_chroma: float = 15.0
@@ -386,9 +394,15 @@ def colour_loglik(
     return out
 
 
-def against_table(relative: np.ndarray, table: np.ndarray, table_chroma: float) -> tuple[np.ndarray, float]:
+def against_table(
+    relative: np.ndarray, table: np.ndarray, table_chroma: float, white: np.ndarray | None = None
+) -> tuple[np.ndarray, float]:
     """Coins' colour (N x Lab, relative to the table) as the colour evidence takes it, and how
     far that evidence is to be trusted (0..1).
+
+    Where the printed table's ``white`` (Lab, ``vision.white_reference.printed_white``) is
+    known, it is the reference, trusted fully: paper under the same light as the coins, whatever
+    the cloth. Otherwise:
 
     A grey table is the white reference: colour relative to it survives a change of light. A
     table of strong colour is a poor one (a silver coin on green baize looks magenta against
@@ -400,7 +414,15 @@ def against_table(relative: np.ndarray, table: np.ndarray, table_chroma: float) 
     >>> colour, trust = against_table(silver_on_green, np.array([123.0, 85.0, 158.0]), 15.0)
     >>> [round(float(v)) for v in colour[0, 1:]], round(trust, 2)
     ([3, -1], 0.08)
+    >>> colour, trust = against_table(silver_on_green, np.array([123.0, 85.0, 158.0]), 15.0,
+    ...                               white=np.array([200.0, 128.0, 127.0]))
+    >>> [round(float(v)) for v in colour[0, 1:]], trust
+    ([0, 2], 1.0)
     """
+    if white is not None:
+        out = np.array(relative, np.float64, copy=True)
+        out[:, 1:] += np.asarray(table[1:], np.float64) - np.asarray(white[1:], np.float64)
+        return out, 1.0
     if table_chroma <= 0:
         return relative, 1.0
     chroma = float(np.hypot(table[1] - 128.0, table[2] - 128.0))
@@ -506,6 +528,7 @@ def find_coins(
     profile: CoinProfile | None = None,
     scale_at: Callable[[tuple[float, float]], float] | None = None,
     gray: np.ndarray | None = None,
+    white: np.ndarray | None = None,
 ) -> tuple[list[Detection], float | None]:
     """Every coin in a BGR frame, read, and the scale in mm per pixel (given or estimated).
 
@@ -515,6 +538,9 @@ def find_coins(
     scale differs from the centre's ``mm_per_px``. ``profile`` (from ``vision.enrol``)
     adapts colours and faces to this table's own coins. ``gray`` is the frame in grey, when
     the caller has made it already (``vision.read.read_table`` has, to look for markers).
+    ``white`` is the printed table's white in Lab (``vision.white_reference.printed_white``),
+    when its markers are seen: the coins' colour is then judged against it
+    (``CoinParams.colour_against_white``).
 
     :raises ValueError: if the frame is not BGR uint8 H x W x 3, the scale is not positive,
         ``params.kinds`` names no known coin or ``gray`` is not the frame in grey (uint8, its size).
@@ -562,7 +588,8 @@ def find_coins(
     colours = profile.colours if profile is not None and profile.colours else DEFAULT_COLOURS
     # With a known scale the true diameter decides; appearance only breaks near-ties.
     weight = params.appearance_weight if mm_per_px is None else params.appearance_weight_scaled
-    colour, trust = against_table(colour, table, params.colour_table_chroma)
+    reference = white if params.colour_against_white else None
+    colour, trust = against_table(colour, table, params.colour_table_chroma, reference)
     colour_weight = params.colour_weight * trust
     evidence = weight * np.log(np.clip(kind_prob, 1e-2, 1.0)) + colour_weight * colour_loglik(colour[:, 1:], colours)
     # Each coin's radius as its size is measured (``size_at_edge_middle``), in frame pixels.
@@ -673,13 +700,15 @@ def _with_coins_beneath(
 
 
 def measure_coins(
-    frame: np.ndarray, circles: list[Circle], params: CoinParams = CoinParams()
+    frame: np.ndarray, circles: list[Circle], params: CoinParams = CoinParams(), white: np.ndarray | None = None
 ) -> tuple[np.ndarray, ModelOutput, ModelMeta]:
-    """Colour (N x 3 Lab, relative to the table as :func:`against_table` takes it: what
-    ``find_coins`` compares with each kind's colour) and the appearance model's output for each circle."""
+    """Colour (N x 3 Lab, relative to the table or to the printed ``white`` as :func:`against_table`
+    takes it: what ``find_coins`` compares with each kind's colour) and the appearance model's
+    output for each circle."""
     small, scale = work_image(frame, params.work_size)
     relative, table = colour_features(cv2.cvtColor(small, cv2.COLOR_BGR2LAB), circles, scale)
-    colour, _trust = against_table(relative, table, params.colour_table_chroma)
+    reference = white if params.colour_against_white else None
+    colour, _trust = against_table(relative, table, params.colour_table_chroma, reference)
     out, meta = appearance(frame, circles, params)
     return colour, out, meta
 

@@ -32,7 +32,9 @@ import numpy as np
 from vision._coin_geometry import APPEARANCE_KINDS, COIN_DIAMETER_MM, Circle
 from vision.coins import DEFAULT_COLOURS, CoinParams, measure_coins, validate_frame
 from vision.dice import DiceParams
+from vision.markers import detect_markers
 from vision.types import DIE_FACES, Detection
+from vision.white_reference import printed_white
 
 FACES = ("heads", "tails")
 
@@ -76,8 +78,9 @@ class CoinProfile:
     faces: np.ndarray
     """M face indices (0 heads, 1 tails), -1 where the players did not confirm a face."""
     colours: ColourModel = field(default_factory=dict)
-    """Per kind colour mixture (weight, mean a, mean b, sd a, sd b) relative to the table (on
-    a strongly coloured table, partly to neutral grey: ``vision.coins.against_table``)."""
+    """Per kind colour mixture (weight, mean a, mean b, sd a, sd b) relative to the printed
+    table's white where its markers were seen, else to the table (on a strongly coloured table,
+    partly to neutral grey): ``vision.coins.against_table``."""
     size_factor: dict[str, float] = field(default_factory=dict)
     """Per kind: measured diameter over true diameter on this camera (1.0 when unknown)."""
     neighbours: int = 5
@@ -213,7 +216,10 @@ def enrol_coins(
             # Sized as the reader sizes it: by its edge's middle where the read measured it.
             size = c.extra.get("size_radius_px")
             circles.append(Circle(float(x), float(y), float(r), edge_r=None if size is None else float(size)))
-        colour, out, meta = measure_coins(frame, circles, params)
+        # Colours against the printed table's white where its markers are in the photo, as
+        # ``vision.read.read_table`` judges them.
+        white = printed_white(frame, detect_markers(frame).values()) if params.colour_against_white else None
+        colour, out, meta = measure_coins(frame, circles, params, white)
         fingerprint = meta.fingerprint
         # This photo's scale from its confirmed coins, then each coin's size against it.
         scales = [COIN_DIAMETER_MM[c.kind] / (2 * ci.size_r) for c, ci in zip(coins, circles)]

@@ -46,6 +46,9 @@ class MarkerScale:
     """How many markers it was measured on."""
     centre: tuple[float, float]
     """The frame's centre, pixels."""
+    quads: tuple[tuple[tuple[float, float], ...], ...] = ()
+    """The markers' corners (4 x 2 frame pixels each), where the printed table's white is seen
+    (``vision.white_reference``)."""
 
     @property
     def mm_per_px(self) -> float:
@@ -107,7 +110,8 @@ def scale_of(found: dict[int, Points], spec: MarkerSpec, size: tuple[int, int]) 
         a, b, c = (float(v) for v in np.linalg.lstsq(design, scales, rcond=None)[0])
     else:
         a, b, c = float(scales.mean()), 0.0, 0.0  # two markers: their mean, everywhere
-    result = MarkerScale((a, b, c), len(rows), centre)
+    quads = tuple(tuple((float(x), float(y)) for x, y in quad) for quad in found.values())
+    result = MarkerScale((a, b, c), len(rows), centre, quads)
     if not result.mm_per_px > 0:
         return None
     return result

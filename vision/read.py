@@ -20,6 +20,7 @@ from vision.enrol import CoinProfile
 from vision.foreshortening import Blobs, blobs_of, squash_of, stretched, unstretched
 from vision.marker_scale import marker_scale
 from vision.types import CONFIDENT, DIE_KINDS, Detection, TableObservation
+from vision.white_reference import printed_white
 
 
 SCALED_MIN_SUPPORT = 0.65
@@ -181,7 +182,11 @@ def read_table(
     coin_scale: float | None = None
     blobs: Blobs | None = None  # measured once, for the squash and the close-ups
     if params.read_coins:
-        coins, coin_scale = find_coins(frame, params.coins, mm_per_px, profile, scale_at=scale_at, gray=gray)
+        white = None
+        if params.coins.colour_against_white:
+            quads = markers.quads if markers is not None else calibrated_marker_quads(calibration, frame.shape)
+            white = printed_white(frame, quads)
+        coins, coin_scale = find_coins(frame, params.coins, mm_per_px, profile, scale_at=scale_at, gray=gray, white=white)
         if profile is not None and len(profile.kinds) and not profile_fits_model(profile, params.coins):
             notes.append(
                 "the table's learned coins were learned with another coin model: their faces are "
@@ -252,6 +257,24 @@ def read_table(
     objects.sort(key=lambda d: (d.center[1], d.center[0]))
     h, w = frame.shape[:2]
     return TableObservation(objects=tuple(objects), frame_size=(w, h), mm_per_px=scale, notes=tuple(notes))
+
+
+def calibrated_marker_quads(calibration: Any, shape: tuple[int, ...]) -> list[np.ndarray]:
+    """The corners (4 x 2 frame pixels) of each corner marker of a calibration's table that lies
+    wholly in a frame of ``shape``: where its printed white is seen. None for a calibration that
+    knows no markers (one made by hand) or cannot place table points in the frame."""
+    spec = getattr(calibration, "markers", None)
+    size = getattr(calibration, "table_size_mm", None)
+    to_image = getattr(calibration, "table_to_image", None)
+    if spec is None or size is None or to_image is None:
+        return []
+    h, w = shape[:2]
+    quads = []
+    for marker_id in spec.ids:
+        quad = np.asarray(to_image(spec.corners_mm(marker_id, size)), np.float64).reshape(4, 2)
+        if np.isfinite(quad).all() and (quad >= 0).all() and (quad[:, 0] <= w - 1).all() and (quad[:, 1] <= h - 1).all():
+            quads.append(quad)
+    return quads
 
 
 def _unsquashed_coins(
