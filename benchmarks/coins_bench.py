@@ -15,9 +15,10 @@ which show the same coins flipped and moved); then the median milliseconds per f
 1280x960 on one core. The same figures on the fixtures' held-back rendered test scenes (and,
 with ``--fixture-splits test dev``, the dev scenes), read at their calibrated scale and without
 a calibration, follow the coin-free photos; where a scene's corner markers are seen, coins'
-colour is judged against their printed white, as the referee judges it. ``--overlays`` writes a picture of every photo with
-a failure: label boxes in white, reads as circles (green sure, orange unsure face, red no face),
-misses and wrong reads marked in magenta. ``--only-validation`` measures only what candidate
+colour is judged against their printed white, as the referee judges it
+(``--colour-against-cloth``: against the cloth, as before session 24). ``--overlays`` writes a
+picture of every photo with a failure: label boxes in white, reads as circles (green sure,
+orange unsure face, red no face), misses and wrong reads marked in magenta. ``--only-validation`` measures only what candidate
 models are chosen on (coins-mmr's validation photos and every fifth rendered training scene),
 never the held-out photos or the held-back scenes.
 """

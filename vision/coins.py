@@ -157,9 +157,10 @@ class CoinParams:
     """Judge coins' colour against the printed table's white where its corner markers are in
     the frame (``find_coins``'s ``white``: ``vision.read.read_table`` measures it), not against
     the cloth (``colour_table_chroma``): the markers' white cells are paper under the coins'
-    own light, whatever the cloth's colour. On the dev scenes at their scale denominations
-    98.9 -> 99.3% (pennies read as nickels on green or red cloth, silver read as copper on
-    red); at the markers' scale 98.0 -> 98.4%. BENCHMARKS.md, session 24."""
+    own light, whatever the cloth's colour. Denominations at the dev scenes' scale 98.9 ->
+    99.4% (pennies had read as nickels on green or red cloth, silver as copper on red), at the
+    markers' scale 98.0 -> 98.3%; the held-back scenes' at their scale 98.4 -> 99.1%.
+    BENCHMARKS.md, session 24."""
     colour_weight: float = 1.0
     """Weight of the colour evidence against size and appearance."""
     colour_table_chroma: float = 15.0

@@ -149,7 +149,9 @@ def read_table(
     circles too large for the usual search (``ReadParams.close_ups``). With one, its scale decides denominations, and each object gets its
     position in table millimetres and its zone. With a known scale (the calibration's or the
     markers') and no ``params``, coins are searched for at their size on this table
-    (:func:`params_for_scale`). ``profile`` is what enrolment learned of this
+    (:func:`params_for_scale`). Where the markers are in the frame (found, or placed by the
+    calibration), coins' colour is judged against their printed white
+    (``CoinParams.colour_against_white``). ``profile`` is what enrolment learned of this
     table's coins.
 
     :raises ValueError: if the frame is not BGR uint8 H x W x 3, or the calibration lacks

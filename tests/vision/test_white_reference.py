@@ -10,14 +10,19 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
+import vision.read
 from vision.calibration import calibrate
+from vision.coins import find_coins
 from vision.layouts import layout_from_label
+from vision.markers import detect_markers
 from vision.read import ReadParams, calibrated_marker_quads, params_for_scale, read_table
+from vision.types import TableObservation
 from vision.white_reference import printed_white
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,7 +76,7 @@ def test_no_white_where_none_is_seen() -> None:
     assert printed_white(frame, [np.zeros((4, 2))]) is None
 
 
-def dev_entry(name: str) -> dict:
+def dev_entry(name: str) -> dict[str, Any]:
     return next(e for e in json.loads((DEV_SCENES / "labels.json").read_text()) if e["image"] == name)
 
 
@@ -85,7 +90,7 @@ def test_a_penny_on_coloured_cloth_is_a_penny_against_the_printed_white(name: st
     frame = cv2.imread(str(DEV_SCENES / name))
     pennies = [o for o in entry["objects"] if o["kind"] == "penny" and not o["flags"]]
 
-    def kinds_at_pennies(obs) -> list[str]:
+    def kinds_at_pennies(obs: TableObservation) -> list[str]:
         kinds = []
         for o in pennies:
             x, y, w, h = o["bbox"]
@@ -101,10 +106,10 @@ def test_a_penny_on_coloured_cloth_is_a_penny_against_the_printed_white(name: st
     assert "nickel" in kinds_at_pennies(against_cloth)
 
 
-def test_a_calibrated_tables_markers_are_found_where_the_calibration_puts_them() -> None:
+def test_a_calibrated_tables_markers_are_found_where_the_calibration_puts_them(monkeypatch: pytest.MonkeyPatch) -> None:
     """The live referee reads with a calibration: its markers are where the calibration
-    places the layout's, and their white is seen there; a calibration without markers (made
-    by hand) or one placing them outside the frame gives none."""
+    places the layout's, their white is seen there and the coin reader is given it; a
+    calibration without markers (made by hand) or one placing them outside the frame gives none."""
     game = GAMES / "sp_t1"
     recorded = json.loads((game / "game.json").read_text())
     first = recorded["frames"][0]
@@ -113,14 +118,21 @@ def test_a_calibrated_tables_markers_are_found_where_the_calibration_puts_them()
     calibration = calibrate(frame, layout)
     quads = calibrated_marker_quads(calibration, frame.shape)
     assert len(quads) == 4
-    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    from vision.markers import detect_markers
-
-    seen = detect_markers(gray, layout.markers)
+    seen = detect_markers(frame, layout.markers)
     for marker_id, quad in zip(layout.markers.ids, quads):
         assert np.abs(seen[marker_id] - quad).max() < 3.0
-    assert printed_white(frame, quads) is not None
+    white = printed_white(frame, quads)
+    assert white is not None
     assert calibrated_marker_quads(object(), frame.shape) == []
     assert calibrated_marker_quads(calibration, (100, 100, 3)) == []  # a frame the markers lie outside
+
+    given: list[object] = []
+
+    def spy(*args: object, **kwargs: object) -> object:
+        given.append(kwargs.get("white"))
+        return find_coins(*args, **kwargs)
+
+    monkeypatch.setattr(vision.read, "find_coins", spy)
     obs = read_table(frame, calibration=calibration)
-    assert obs.objects  # and the read itself goes on as before
+    assert any(d.kind == "penny" for d in obs.objects)
+    assert len(given) == 1 and np.allclose(given[0], white)
