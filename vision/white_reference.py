@@ -73,7 +73,6 @@ def printed_white(
             whites.append(np.median(white, axis=0))
     if not whites:
         return None
-    bgr = np.median(np.array(whites), axis=0).astype(np.float32).reshape(1, 1, 3) / 255.0
-    # The median white BGR converted in float (exact), then put on OpenCV's 8-bit Lab scale.
-    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).reshape(3).astype(np.float64)
-    return np.array([lab[0] * 255.0 / 100.0, lab[1] + 128.0, lab[2] + 128.0])
+    # The median white as one 8-bit pixel, converted as the coins' colours are (8-bit Lab).
+    bgr = np.clip(np.median(np.array(whites), axis=0).round(), 0, 255).astype(np.uint8).reshape(1, 1, 3)
+    return np.asarray(cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB), np.float64).reshape(3)
