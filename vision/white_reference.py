@@ -34,8 +34,8 @@ def printed_white(
     frame: npt.NDArray[np.uint8], quads: Iterable[npt.ArrayLike]
 ) -> npt.NDArray[np.float64] | None:
     """The Lab colour (OpenCV 8-bit: L 0..255, a and b centred on 128) of the white printed in
-    the markers whose corners (4 x 2 frame pixels each, any order round the square) are
-    ``quads``, or ``None`` when none shows enough unclipped white.
+    the markers of a BGR uint8 ``frame`` whose corners (4 x 2 frame pixels each, in order round
+    the square) are ``quads``, or ``None`` when none shows enough unclipped white.
 
     Each marker is flattened to a square and its inner 4 x 4 cells split into dark and light
     by Otsu's threshold; the light pixels not clipped are its white. A quad is taken for a
