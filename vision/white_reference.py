@@ -29,6 +29,14 @@ marker (a quad a moved camera has put on the cloth) or one too dark to tell."""
 BORDER_DARK = 0.8
 """Share of a marker's one-cell border that must be dark: it is printed black all round."""
 
+_SIDE = CELLS * CELL_PX
+_SQUARE = np.array([[0, 0], [_SIDE, 0], [_SIDE, _SIDE], [0, _SIDE]], np.float32)
+_FROM_EDGE = np.minimum(np.arange(_SIDE), _SIDE - 1 - np.arange(_SIDE))
+_DEPTH = np.minimum(_FROM_EDGE[:, None], _FROM_EDGE[None, :])
+_BORDER_BAND = (_DEPTH >= CELL_PX // 2) & (_DEPTH < CELL_PX)
+"""The inner half of the black border's cells of a marker flattened to a square, away from its
+edge (where the white quiet zone may bleed in when the corners are a pixel off)."""
+
 
 def printed_white(
     frame: npt.NDArray[np.uint8], quads: Iterable[npt.ArrayLike]
@@ -43,32 +51,26 @@ def printed_white(
     (``BORDER_DARK``, ``MIN_CONTRAST``). Over several markers the median of their whites is
     taken (a marker in a lamp's glare or a shadow is outvoted).
     """
-    side = CELLS * CELL_PX
-    square = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
-    # The inner half of the black border's cells, away from the quad's edge (where the white
-    # quiet zone may bleed in when the corners are a pixel off).
-    from_edge = np.minimum(np.arange(side), side - 1 - np.arange(side))
-    depth = np.minimum(from_edge[:, None], from_edge[None, :])
-    band = (depth >= CELL_PX // 2) & (depth < CELL_PX)
+    side, cell = _SIDE, CELL_PX
     whites = []
     for quad in quads:
         corners = np.asarray(quad, np.float32).reshape(4, 2)
         if not np.isfinite(corners).all() or abs(cv2.contourArea(corners)) < 16.0:
             continue
-        to_square = cv2.getPerspectiveTransform(corners, square)
+        to_square = cv2.getPerspectiveTransform(corners, _SQUARE)
         flat = cv2.warpPerspective(frame, to_square, (side, side), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0))
         lightness = flat.max(axis=2)
-        inner = flat[CELL_PX : side - CELL_PX, CELL_PX : side - CELL_PX].reshape(-1, 3)
-        inner_light = lightness[CELL_PX : side - CELL_PX, CELL_PX : side - CELL_PX].reshape(-1)
+        inner = flat[cell : side - cell, cell : side - cell].reshape(-1, 3)
+        inner_light = lightness[cell : side - cell, cell : side - cell].reshape(-1)
         threshold, _ = cv2.threshold(inner_light, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
         light = inner_light > threshold
         if light.all() or not light.any():
             continue
         if float(inner_light[light].mean()) - float(inner_light[~light].mean()) < MIN_CONTRAST:
             continue
-        if float(np.mean(lightness[band] <= threshold)) < BORDER_DARK:
+        if float(np.mean(lightness[_BORDER_BAND] <= threshold)) < BORDER_DARK:
             continue
-        white = inner[light & (inner.max(axis=1) < CLIPPED)]
+        white = inner[light & (inner_light < CLIPPED)]
         if len(white) >= MIN_PIXELS:
             whites.append(np.median(white, axis=0))
     if not whites:
