@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/coins_bench.py [--data ../shared/data/coins-mmr] [--overlays OUT_DIR]
         [--fixture-splits test dev] [--only-fixtures [--blur SIGMA]] [--model-dir DIR] [--size-at-flank]
-        [--colour-against-cloth]
+        [--colour-against-cloth] [--no-colour-search]
     python benchmarks/coins_bench.py --only-validation [--validation-scenes DIR ...] [--model-dir DIR]
 
 Prints, for all photos and for the held-out split (photos the model never learned from):
@@ -232,7 +232,7 @@ def fixture_objects(objects: list[dict]) -> list[dict]:
     return out
 
 
-OVERRIDES = ("model_dir", "coin_doubt", "tilted_anchor", "size_at_edge_middle", "colour_against_white")
+OVERRIDES = ("model_dir", "coin_doubt", "tilted_anchor", "size_at_edge_middle", "colour_against_white", "colour_search")
 """The coin settings this benchmark's command line may change, kept when the live reader's
 settings for a table's scale are used."""
 
@@ -377,6 +377,10 @@ def main() -> int:
         "session 24 (CoinParams.colour_against_white off)",
     )
     ap.add_argument(
+        "--no-colour-search", action="store_true",
+        help="leave out the search for coins seen only in colour (CoinParams.colour_search), as before session 25",
+    )
+    ap.add_argument(
         "--blur", type=float, default=0.0,
         help="blur each rendered scene first (Gaussian sigma in pixels: a camera out of focus); with --only-fixtures",
     )
@@ -391,6 +395,8 @@ def main() -> int:
         params = replace(params, size_at_edge_middle=False)
     if args.colour_against_cloth:
         params = replace(params, colour_against_white=False)
+    if args.no_colour_search:
+        params = replace(params, colour_search=False)
     if args.only_validation:
         return validation(args.data, args.validation_scenes or [args.fixtures / "dev"], params)
     if args.only_fixtures:

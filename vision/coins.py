@@ -4,6 +4,8 @@
 
 1. ``find_coin_circles``: circles from a Hough transform on a reduced frame, one per coin,
    touching and overlapping coins included; a coin lying over another is marked stacked.
+   Coins as light as the cloth, with no outline in grey, are then looked for by their colour
+   where a patch of the frame unlike the cloth is left unexplained (``vision.colour_coins``).
 2. ``colour_features``: each coin's colour relative to the table (copper, silver, brass);
    ``against_table``: relative to the printed table's white where its markers are seen
    (``vision.white_reference``), else to grey in part where the table is strongly coloured.
@@ -42,9 +44,10 @@ from vision._coin_geometry import (
     work_image,
 )
 from vision._coin_model import MODEL_DIR, ModelMeta, ModelOutput, load_model
+from vision.colour_coins import colour_circles
 from vision.edge_coins import edge_bars, edge_net, edge_probability
 from vision.hidden_coins import coins_beneath
-from vision.types import Detection
+from vision.types import COIN_KINDS, Detection
 
 if TYPE_CHECKING:
     from vision.enrol import CoinProfile
@@ -213,6 +216,16 @@ class CoinParams:
     without confidence, since the appearance model disagrees (``appearance_agree``)."""
     model_dir: Path = MODEL_DIR
     """Folder with ``coin_face.onnx`` and ``coin_face.json``."""
+    colour_search: bool = True
+    """Look for coins as light as the cloth, which have no outline in grey, where the reduced
+    frame shows a patch of another colour that no circle found in grey explains
+    (``vision.colour_coins``). With a known scale this is done even where the grey search found
+    no coin at all; without one, only beside coins found (their sizes bound the search)."""
+    colour_search_distance: float = 18.0
+    """Lab distance from the cloth (lightness counted half) above which a pixel belongs to such a patch."""
+    colour_not_coin: float = 0.05
+    """A circle found only in colour is kept when the appearance model's not-a-coin probability
+    is below this (``not_coin`` for the others)."""
     look_beneath: bool = True
     """Look beside each coin for another half hidden under it (``vision.hidden_coins``): both
     are then reported stacked, not read. Without it a coin lying on another was read as one
@@ -553,11 +566,19 @@ def find_coins(
         raise ValueError(f"CoinParams.kinds must name some of {', '.join(APPEARANCE_KINDS)}, got {params.kinds!r}")
     views = frame_views(frame, params, gray)
     circles = find_coin_circles(frame, replace(params, min_support=min(params.min_support, params.weak_support)), views)
-    if not circles:
+    if not circles and (mm_per_px is None or not params.colour_search):
         return _lone_coins_on_edge(frame, views, mm_per_px, params), mm_per_px
     scale = views.scale
     lab = cv2.cvtColor(views.small, cv2.COLOR_BGR2LAB)
     colour, table = colour_features(lab, circles, scale)
+    by_colour = np.zeros(len(circles), bool)
+    if params.colour_search:
+        more = _coins_seen_by_colour(frame, views, lab, table, circles, mm_per_px, params)
+        if more:
+            circles, by_colour = circles + more, np.concatenate([by_colour, np.ones(len(more), bool)])
+            colour, table = colour_features(lab, circles, scale)
+        elif not circles:
+            return _lone_coins_on_edge(frame, views, mm_per_px, params), mm_per_px
     out, meta = appearance(frame, circles, params, views.gray)
     weak = np.array([c.support < params.min_support for c in circles])
     if NOT_COIN in meta.kinds:
@@ -565,11 +586,14 @@ def find_coins(
         # and keep a circle with little edge only when it is sure that it is a coin.
         p_none = out.kind_prob[:, meta.kinds.index(NOT_COIN)].astype(np.float64)
         coin_like = (p_none < params.not_coin) & (~weak | (p_none < params.weak_not_coin))
+        # A circle seen only in colour has less to show it is round and whole: the model must be surer.
+        coin_like &= ~by_colour | (p_none < params.colour_not_coin)
     else:
         p_none = np.zeros(len(circles), np.float64)
         coin_like = ~weak
     if not coin_like.all():
         circles = [c for c, ok in zip(circles, coin_like) if ok]
+        by_colour = by_colour[coin_like]
         colour = colour[coin_like]
         p_none = p_none[coin_like]
         out = ModelOutput(out.kind_prob[coin_like], out.face_prob[coin_like], out.embedding[coin_like])
@@ -580,6 +604,11 @@ def find_coins(
     if params.look_beneath:
         # A coin half hidden under another, and the one on it, are sized on part of their rims.
         circles, colour, p_none, out, rough = _with_coins_beneath(frame, views, lab, table, circles, colour, p_none, out, params)
+    if by_colour.any():
+        # A coin seen only in colour is sized on its colour's edge, which the camera blurs more
+        # than its lightness's (and a shadow's darkness may join): its size is rough.
+        seen = np.concatenate([by_colour, np.zeros(len(circles) - len(by_colour), bool)])
+        rough = seen if rough is None else rough | seen
     kind_prob = _reorder(out.kind_prob, meta.kinds)
     kind_prob = kind_prob / np.maximum(kind_prob.sum(axis=1, keepdims=True), 1e-9)
     face_prob = out.face_prob
@@ -659,6 +688,35 @@ def find_coins(
     detections.extend(tilted_coins(lab, table, circles, scale, est, params, p_none))
     detections.extend(coins_on_edge(frame, lab[:, :, 0], circles, scale, est, detections, params))
     return detections, est
+
+
+def _coins_seen_by_colour(
+    frame: np.ndarray,
+    views: FrameViews,
+    lab: np.ndarray,
+    table: np.ndarray,
+    circles: list[Circle],
+    mm_per_px: float | None,
+    params: CoinParams,
+) -> list[Circle]:
+    """Coins as light as the cloth, which the grey search cannot see (``vision.colour_coins``),
+    of the sizes this table's coins may have: by the scale where known, else beside the coins
+    the grey search found (none without them)."""
+    if mm_per_px is not None:
+        diameters = [COIN_DIAMETER_MM[k] for k in (params.kinds or COIN_KINDS)]
+        radius_range = (0.85 * min(diameters) / 2 / mm_per_px, 1.15 * max(diameters) / 2 / mm_per_px)
+    elif circles:
+        radii = [c.r for c in circles]
+        radius_range = (0.9 * max(radii) / LARGEST_OVER_SMALLEST, 1.1 * min(radii) * LARGEST_OVER_SMALLEST)
+    else:
+        return []
+    if radius_range[0] >= radius_range[1]:
+        return []  # the grey search's circles differ too much in size to bound a coin's
+    return colour_circles(
+        frame, lab, views.scale, table, circles, radius_range, params.colour_search_distance,
+        (params.hough_dp, params.hough_edge, params.hough_roundness), params.min_support, params.refine_radius,
+        (params.stacked_ratio, params.rim_ratio),
+    )
 
 
 def _with_coins_beneath(
