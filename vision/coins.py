@@ -675,6 +675,8 @@ def find_coins(
                 extra={
                     "radius_px": float(r),
                     "size_radius_px": float(size_px[i]),
+                    # Sized on part of its rim or on its colour's edge: weighed loosely.
+                    "size_rough": bool(rough is not None and rough[i]),
                     "support": round(float(c.support), 3),
                     "diameter_mm": None if est is None else float(2 * centre_radii[i] * est),
                     "colour_lab": [round(float(v), 2) for v in colour[i]],

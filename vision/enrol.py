@@ -191,7 +191,7 @@ def enrol_coins(
     Each example is a frame and the coins in it as the players confirmed them: a
     ``Detection`` whose ``kind`` is right and whose ``value`` is the true face (``None``
     where they did not say). Only ``kind``, ``value``, ``center``, ``bbox`` and
-    ``extra["size_radius_px"]`` (where the read gave it) are used.
+    ``extra["size_radius_px"]`` and ``extra["size_rough"]`` (where the read gave them) are used.
 
     :raises ValueError: on a bad frame, an unknown kind or face, or no coins at all.
     """
@@ -221,15 +221,18 @@ def enrol_coins(
         white = printed_white(frame, detect_markers(frame).values()) if params.colour_against_white else None
         colour, out, meta = measure_coins(frame, circles, params, white)
         fingerprint = meta.fingerprint
-        # This photo's scale from its confirmed coins, then each coin's size against it.
-        scales = [COIN_DIAMETER_MM[c.kind] / (2 * ci.size_r) for c, ci in zip(coins, circles)]
-        scale = float(np.median(scales))
+        # This photo's scale from its confirmed coins, then each coin's size against it; a coin
+        # the read sized roughly (``extra["size_rough"]``: on part of its rim, or on its
+        # colour's edge) teaches no size.
+        firm = [not c.extra.get("size_rough", False) for c in coins]
+        scales = [COIN_DIAMETER_MM[c.kind] / (2 * ci.size_r) for c, ci, ok in zip(coins, circles, firm) if ok]
+        scale = float(np.median(scales)) if scales else 0.0
         for i, (c, ci) in enumerate(zip(coins, circles)):
             embs.append(out.embedding[i])
             kinds.append(APPEARANCE_KINDS.index(c.kind))
             faces.append(-1 if c.value is None else FACES.index(str(c.value)))
             colours_by_kind[c.kind].append(colour[i, 1:])
-            if len({cc.kind for cc in coins}) > 1:
+            if firm[i] and len({cc.kind for cc, ok in zip(coins, firm) if ok}) > 1:
                 sizes.append((c.kind, 2 * ci.size_r * scale / COIN_DIAMETER_MM[c.kind]))
     if not embs:
         raise ValueError("enrolment needs at least one confirmed coin")

@@ -379,6 +379,33 @@ def test_enrolment_profile_round_trip(tmp_path: Path) -> None:
     assert sum(d.value == o["value"] for o, d in faces) >= 0.6 * len(faces)
 
 
+def test_a_coin_sized_roughly_teaches_enrolment_no_size() -> None:
+    """A coin the read sized roughly (``extra["size_rough"]``: on part of its rim, or on its
+    colour's edge) still teaches its look and colour, but not how large this camera sees its
+    kind: the profile's size factors are those learned without it."""
+    img, objects = labelled("mmr_60.jpg")
+    dets, _ = find_coins(img)
+    confirmed = [
+        Detection(kind=o["kind"], value=None, bbox=d.bbox, confidence=1.0, center=d.center,
+                  extra={"size_radius_px": d.extra["size_radius_px"]})
+        for o, d in pair(dets, objects)
+        if d is not None
+    ]
+    kind = max({c.kind for c in confirmed}, key=lambda k: sum(c.kind == k for c in confirmed))
+    ones = [c for c in confirmed if c.kind == kind]
+    others = [c for c in confirmed if c.kind != kind]
+
+    def swollen(c: Detection, **more: object) -> Detection:
+        return replace(c, extra={"size_radius_px": 1.3 * c.extra["size_radius_px"], **more})
+
+    firm = enrol_coins([(img, [swollen(c) for c in ones] + others)])
+    rough = enrol_coins([(img, [swollen(c, size_rough=True) for c in ones] + others)])
+    without = enrol_coins([(img, others)])
+    assert len(ones) >= 2 and firm.size_factor[kind] == 1.05  # as large as it may be learned
+    assert rough.size_factor == without.size_factor != firm.size_factor
+    assert len(rough.embeddings) == len(firm.embeddings) == len(without.embeddings) + len(ones)
+
+
 def test_a_profile_learned_with_another_coin_model_keeps_colours_and_drops_its_exemplars(tmp_path: Path) -> None:
     """A profile records the coin model it was learned with; after a model change (a newer
     shipped model) its exemplars' embeddings mean nothing, so they do not vote (nor crash the
