@@ -481,6 +481,18 @@ def table_distance(diff: np.ndarray) -> np.ndarray:
     return out
 
 
+def commonest_colour(lab: np.ndarray) -> np.ndarray:
+    """The table's colour: the commonest colour of a Lab image (in bins of 8 levels), as the
+    median of the pixels in that bin. The cloth is the largest even patch; the median of the
+    whole image was the coin's own colour where a close-up's coin fills half of it, and the
+    median of its edges that of the coins cut by them."""
+    sample = lab[::3, ::3].reshape(-1, 3)
+    bins = (sample // 8).astype(np.int32)
+    keys = (bins[:, 0] * 32 + bins[:, 1]) * 32 + bins[:, 2]
+    commonest = np.bincount(keys).argmax()
+    return np.asarray(np.median(sample[keys == commonest], axis=0), np.float32)
+
+
 def ellipse_blobs(
     lab: np.ndarray, table: np.ndarray, min_distance: float, min_area: float, left_out: np.ndarray | None = None
 ) -> list[tuple[float, float, float, float, float, float]]:

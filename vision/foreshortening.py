@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from vision._coin_geometry import ellipse_blobs, work_image
+from vision._coin_geometry import commonest_colour, ellipse_blobs, work_image
 from vision.coins import validate_frame
 from vision.types import Detection
 
@@ -96,7 +96,7 @@ def blobs_of(frame: np.ndarray) -> Blobs:
     """
     small, _ = work_image(validate_frame(frame), WORK_SIZE)
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
-    table = _table_colour(lab)
+    table = commonest_colour(lab)
     long_side = max(lab.shape[:2])
     least_area = np.pi * (MIN_RADIUS * long_side) ** 2
     blobs = [b for b in ellipse_blobs(lab, table, COLOUR_DISTANCE, least_area) if FILL[0] <= b[5] <= FILL[1]]
@@ -104,18 +104,6 @@ def blobs_of(frame: np.ndarray) -> Blobs:
     turns = np.array([turn for _, _, _, _, turn, _ in blobs])
     sizes = np.array([np.sqrt(major * minor) / 2.0 / long_side for _, _, major, minor, _, _ in blobs])
     return Blobs(ratios, turns, sizes)
-
-
-def _table_colour(lab: np.ndarray) -> np.ndarray:
-    """The table's colour: the commonest colour of the image (Lab in bins of 8 levels), as the
-    median of the pixels in that bin. The cloth is the largest even patch; the median of the
-    whole image was the coin's own colour where a close-up's coin fills half of it, and the
-    median of its edges that of the coins cut by them."""
-    sample = lab[::3, ::3].reshape(-1, 3)
-    bins = (sample // 8).astype(np.int32)
-    keys = (bins[:, 0] * 32 + bins[:, 1]) * 32 + bins[:, 2]
-    commonest = np.bincount(keys).argmax()
-    return np.asarray(np.median(sample[keys == commonest], axis=0), np.float32)
 
 
 def _agreed(ratios: np.ndarray, turns: np.ndarray, least: int) -> Squash | None:
