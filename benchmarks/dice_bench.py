@@ -428,7 +428,8 @@ def main() -> None:
     ap.add_argument("--turns", type=int, help="override DiceParams.reader_turns (1, 2 or 4)")
     ap.add_argument("--unsure-not-die", type=float, help="override DiceParams.unsure_not_die")
     ap.add_argument("--temperature", type=float, help="override DiceParams.temperature")
-    ap.add_argument("--patch-candidates", action="store_true", help="DiceParams.patch_candidates on")
+    ap.add_argument("--no-patch-candidates", action="store_true",
+                    help="read no die-sized patches the finder missed (DiceParams.patch_candidates off), as before session 25")
     args = ap.parse_args()
     if args.no_fixtures:
         args.fixtures = None
@@ -440,8 +441,8 @@ def main() -> None:
         params = replace(params, det_long_sides=tuple(int(v) for v in args.long_sides.split(",")))
     given = {field: getattr(args, arg) for arg, field in OVERRIDES.items() if getattr(args, arg) is not None}
     params = replace(params, **given)
-    if args.patch_candidates:
-        params = replace(params, patch_candidates=True)
+    if args.no_patch_candidates:
+        params = replace(params, patch_candidates=False)
     entries = json.loads((args.data / "labels.json").read_text())
     if args.fit_confident:
         fit_confident(args.data, Path("fixtures/scenes/dev"), replace(params, confident_at=0.8))
