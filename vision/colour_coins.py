@@ -209,7 +209,8 @@ def colour_circles(
         _contour, (px, py, _pw, _ph), inside = patches[index]
         rest = inside.copy()
         for c in kept:
-            cv2.circle(rest, (round(c.x * scale) - px, round(c.y * scale) - py), round(c.r * scale * EXPLAINED_BY), 0, -1)
+            centre = (round(c.x * scale) - px, round(c.y * scale) - py)
+            cv2.circle(rest, centre, round(c.r * scale * EXPLAINED_BY), 0, -1)
         alone = int(rest.sum()) < UNEXPLAINED * smallest_disc
         out.extend(c if alone else replace(c, stacked=True) for c in kept)
     return out

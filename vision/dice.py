@@ -231,8 +231,8 @@ class DiceParams:
     patch_candidates: bool = True
     """With a known scale, also read the die-sized patches of another colour than the cloth that
     touch no candidate and no coin (``vision.die_patches``): clear dice the finder scored just
-    under its threshold. On the dev scenes at their scale dice found 97.7 -> 98.4%, read right
-    93.2 -> 93.9% (the validation part 94.2 -> 95.1%), precision unchanged (BENCHMARKS.md,
+    under its threshold. On the dev scenes at their scale dice found 97.7 -> 98.6%, read right
+    93.2 -> 94.1% (the validation part 94.2 -> 95.6%), precision unchanged (BENCHMARKS.md,
     session 25)."""
     patch_not_die: float = 0.1
     """Such a patch is kept only when the reader's "not a die" probability is below this (the
@@ -406,12 +406,11 @@ def find_dice(
             break
         if _may_be_die(c, params, mm_per_px, not_at) and not any(_same_die(c, k[1], params.overlap_iou) for k in cands):
             cands.append((score, c))
+    from_patches = len(cands)  # the candidates from here on are die-sized patches the finder missed
     if params.patch_candidates and mm_per_px is not None and len(cands) < params.max_dice:
-        more = die_patches(frame, mm_per_px, [c for _, c in cands], not_at)
-        from_patches = len(cands)
+        patches = die_patches(frame, mm_per_px, [c for _, c in cands], not_at)
+        more = [c for c in patches if _may_be_die(c, params, mm_per_px, not_at)]
         cands += [(threshold, c) for c in more][: params.max_dice - len(cands)]
-    else:
-        from_patches = len(cands)
     if not cands:
         return []
     turns = max(1, params.reader_turns)

@@ -227,12 +227,13 @@ def enrol_coins(
         firm = [not c.extra.get("size_rough", False) for c in coins]
         scales = [COIN_DIAMETER_MM[c.kind] / (2 * ci.size_r) for c, ci, ok in zip(coins, circles, firm) if ok]
         scale = float(np.median(scales)) if scales else 0.0
+        firm_kinds = {c.kind for c, ok in zip(coins, firm) if ok}
         for i, (c, ci) in enumerate(zip(coins, circles)):
             embs.append(out.embedding[i])
             kinds.append(APPEARANCE_KINDS.index(c.kind))
             faces.append(-1 if c.value is None else FACES.index(str(c.value)))
             colours_by_kind[c.kind].append(colour[i, 1:])
-            if firm[i] and len({cc.kind for cc, ok in zip(coins, firm) if ok}) > 1:
+            if firm[i] and len(firm_kinds) > 1:
                 sizes.append((c.kind, 2 * ci.size_r * scale / COIN_DIAMETER_MM[c.kind]))
     if not embs:
         raise ValueError("enrolment needs at least one confirmed coin")
