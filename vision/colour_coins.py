@@ -79,15 +79,22 @@ def colour_patches(
     max_area: float,
     min_inscribed: float,
     left_out: np.ndarray,
+    line_length: int = 0,
 ) -> list[Patch]:
     """The patches of a Lab image whose colour differs from ``table`` by more than
     ``min_distance`` (:func:`unlike_table`), away from ``left_out`` (uint8, 255 where
     something is explained already), with an area between ``min_area`` and ``max_area``
     pixels, lying on the cloth (:data:`BAND_UNLIKE`) and holding a disc of radius
     ``min_inscribed``. A patch inside another's hole counts too: a coin within a printed
-    zone's outline is such a patch."""
+    zone's outline is such a patch. With ``line_length``, straight runs along a row or a column
+    at least that long (printed lines) are cut from the patches first."""
     unlike = unlike_table(lab, table, min_distance)
     mask = cv2.morphologyEx(unlike, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    if line_length > 0:
+        # Printed lines across the frame (a zone's outline), straight along a row or a column
+        # for at least ``line_length`` pixels, are cut from the patches they touch.
+        for kernel in (np.ones((1, line_length), np.uint8), np.ones((line_length, 1), np.uint8)):
+            mask[cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel) > 0] = 0
     mask[left_out > 0] = 0
     # Every patch's outer outline: the two-level retrieval lists holes as the children of their
     # patches, and a patch inside a hole at the top level again.

@@ -28,6 +28,12 @@ WORK_SIZE = 320
 """Long side of the reduced frame the patches are found in: a 16 mm die is still 7 pixels
 across there at 0.6 mm a pixel, and the search takes a third of the time it takes at 480."""
 
+LINE_OVER_DIE = 2.0
+"""Straight runs of a patch along a row or a column longer than this many of the longest patch
+a die makes (30% over the largest die's side) are a printed line, cut from the patch: a die
+touching a zone's outline then stands alone (the FLIP game's red 6). No die, nor two touching,
+is so long."""
+
 MIN_DISTANCE = 18.0
 """Lab distance from the cloth (lightness counted half) of a patch's pixels."""
 
@@ -46,7 +52,8 @@ def die_patches(
     """Square boxes (centre x, y and side twice, frame pixels) around the die-sized patches of a
     BGR ``frame`` (at ``mm_per_px``) unlike its cloth that touch no candidate box (centre and
     size) of ``boxes`` and no circle (x, y, radius) of ``not_at``: where a die may lie that
-    the finder missed. A grey frame gives none."""
+    the finder missed. Printed lines are cut from the patches first (:data:`LINE_OVER_DIE`). A
+    grey frame gives none."""
     if frame.ndim != 3:
         return []
     small, scale = work_image(frame, WORK_SIZE)
@@ -57,7 +64,7 @@ def die_patches(
     taken += [(x - r, y - r, x + r, y + r) for x, y, r in not_at]
     patches = colour_patches(
         lab, commonest_colour(lab), MIN_DISTANCE, 0.5 * lo * lo, (1.3 * hi) ** 2, INSCRIBED * lo,
-        np.zeros(lab.shape[:2], np.uint8),
+        np.zeros(lab.shape[:2], np.uint8), int(np.ceil(LINE_OVER_DIE * 1.3 * hi)),
     )
     out = []
     for _contour, (x, y, w, h), _inside in patches:

@@ -40,6 +40,19 @@ def test_a_lone_die_sized_patch_is_proposed() -> None:
     assert abs(cx - 400) < 8 and abs(cy - 300) < 8 and 28 <= w == h <= 60
 
 
+def test_a_die_touching_a_printed_line_is_proposed_without_the_line() -> None:
+    """A die lying against a zone's printed line (the FLIP game's red 6): the line is cut from
+    the patch, and the die alone is proposed."""
+    frame = np.zeros((960, 1280, 3), np.uint8)
+    frame[:] = (150, 175, 195)  # beige felt
+    cv2.line(frame, (200, 620), (1100, 620), (25, 25, 25), 8)  # a zone's black outline
+    draw_die(frame, 640, 600, 34, 6, (40, 40, 200), (240, 240, 240))  # a red die against it
+    boxes = die_patches(frame, 0.5, [], [])
+    assert len(boxes) == 1
+    cx, cy, w, _ = boxes[0]
+    assert abs(cx - 640) < 10 and abs(cy - 600) < 12 and w < 70
+
+
 def test_a_patch_touching_a_candidate_or_a_coin_is_theirs() -> None:
     """A patch that a finder's candidate box touches is that candidate's (its die, its shadow);
     one on a coin is the coin's; a grey frame gives none."""
