@@ -231,8 +231,8 @@ class DiceParams:
     patch_candidates: bool = True
     """With a known scale, also read the die-sized patches of another colour than the cloth that
     touch no candidate and no coin (``vision.die_patches``): clear dice the finder scored just
-    under its threshold. On the dev scenes at their scale dice found 97.7 -> 98.6%, read right
-    93.2 -> 94.1% (the validation part 94.2 -> 95.6%), precision unchanged (BENCHMARKS.md,
+    under its threshold. On the dev scenes at their scale dice found 97.7 -> 98.7%, read right
+    93.2 -> 94.3% (the validation part 94.2 -> 95.6%), precision unchanged (BENCHMARKS.md,
     session 25)."""
     patch_not_die: float = 0.1
     """Such a patch is kept only when the reader's "not a die" probability is below this (the
