@@ -397,6 +397,8 @@ OVERRIDES = {
     "wider_look": "wider_look",
     "wider_look_read": "wider_look_read",
     "temperature": "temperature",
+    "doubt_look_px": "doubt_look_px",
+    "doubt_below": "doubt_below",
 }
 """Command-line options (argparse names) that set a ``DiceParams`` field of their own."""
 
@@ -428,6 +430,9 @@ def main() -> None:
     ap.add_argument("--turns", type=int, help="override DiceParams.reader_turns (1, 2 or 4)")
     ap.add_argument("--unsure-not-die", type=float, help="override DiceParams.unsure_not_die")
     ap.add_argument("--temperature", type=float, help="override DiceParams.temperature")
+    ap.add_argument("--doubt-look-px", type=float,
+                    help="override DiceParams.doubt_look_px (0: no closer look at doubtful reads, as before session 26)")
+    ap.add_argument("--doubt-below", type=float, help="override DiceParams.doubt_below")
     ap.add_argument("--no-patch-candidates", action="store_true",
                     help="read no die-sized patches the finder missed (DiceParams.patch_candidates off), as before session 25")
     args = ap.parse_args()
