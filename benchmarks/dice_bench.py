@@ -399,6 +399,8 @@ OVERRIDES = {
     "temperature": "temperature",
     "doubt_look_px": "doubt_look_px",
     "doubt_below": "doubt_below",
+    "d8_doubt_turns": "d8_doubt_turns",
+    "d8_confident_at": "d8_confident_at",
 }
 """Command-line options (argparse names) that set a ``DiceParams`` field of their own."""
 
@@ -433,6 +435,9 @@ def main() -> None:
     ap.add_argument("--doubt-look-px", type=float,
                     help="override DiceParams.doubt_look_px (0: no closer look at doubtful reads, as before session 26)")
     ap.add_argument("--doubt-below", type=float, help="override DiceParams.doubt_below")
+    ap.add_argument("--d8-doubt-turns", type=int,
+                    help="override DiceParams.d8_doubt_turns (1: a doubtful d8 face is not read again, as before session 26)")
+    ap.add_argument("--d8-confident-at", type=float, help="override DiceParams.d8_confident_at")
     ap.add_argument("--no-patch-candidates", action="store_true",
                     help="read no die-sized patches the finder missed (DiceParams.patch_candidates off), as before session 25")
     args = ap.parse_args()

@@ -75,22 +75,40 @@ def check_input(crops: list[npt.NDArray[np.uint8]]) -> npt.NDArray[np.float32]:
     return reader_input(crops)
 
 
-def logits(
-    check: PatchCheck, frame: npt.NDArray[np.uint8], spots: Sequence[Spot], outputs: int = 1, turns: int = 1
-) -> npt.NDArray[np.float32]:
-    """The network's ``outputs`` logits for each spot, shape (spots, outputs) (one batch); with
-    ``turns`` 2 or 4, averaged over the crop seen at that many quarter turns."""
-    if not spots:
-        return np.zeros((0, outputs), np.float32)
+def quarter_turns(turns: int) -> tuple[int, ...]:
+    """The quarter turns (0..3) at which ``turns`` (1, 2 or 4) evenly spread readings see a crop.
+
+    >>> quarter_turns(1), quarter_turns(2), quarter_turns(4)
+    ((0,), (0, 2), (0, 1, 2, 3))
+    """
     if turns not in (1, 2, 4):
         raise ValueError(f"turns must be 1, 2 or 4, got {turns}")
+    return tuple(range(0, 4, 4 // turns))
+
+
+def logits(
+    check: PatchCheck,
+    frame: npt.NDArray[np.uint8],
+    spots: Sequence[Spot],
+    outputs: int = 1,
+    turns: int = 1,
+    quarters: Sequence[int] | None = None,
+) -> npt.NDArray[np.float32]:
+    """The network's ``outputs`` logits for each spot, shape (spots, outputs) (one batch); with
+    ``turns`` 2 or 4, averaged over the crop seen at that many quarter turns, or, when given,
+    at the ``quarters`` named (each 0..3 quarter turns)."""
+    if not spots:
+        return np.zeros((0, outputs), np.float32)
+    quarters = quarter_turns(turns) if quarters is None else tuple(quarters)
+    if not quarters or any(q not in (0, 1, 2, 3) for q in quarters):
+        raise ValueError(f"quarters must name quarter turns 0 to 3, got {quarters!r}")
     crops = patches(frame, spots, check.crop_side, check.context)
-    turned = [np.ascontiguousarray(np.rot90(c, k * 4 // turns)) for k in range(turns) for c in crops]
+    turned = [np.ascontiguousarray(np.rot90(c, q)) for q in quarters for c in crops]
     check.net.setInput(check_input(turned))
     out = np.asarray(check.net.forward(), np.float32)
     if out.size != len(turned) * outputs:
         raise ValueError(f"the network gave {out.size} numbers for {len(turned)} crops, not {outputs} each")
-    mean: npt.NDArray[np.float32] = out.reshape(turns, len(spots), outputs).mean(axis=0)
+    mean: npt.NDArray[np.float32] = out.reshape(len(quarters), len(spots), outputs).mean(axis=0)
     return mean
 
 

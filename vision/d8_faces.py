@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from vision._patch_check import PatchCheck, Spot, load_check, logits, patches
+from vision._patch_check import PatchCheck, Spot, load_check, logits, patches, quarter_turns
 
 FACES = 8
 """The network's outputs: the faces 1..8."""
@@ -49,14 +49,26 @@ def d8_net(model_dir: Path) -> PatchCheck | None:
     return load_check(model_dir / D8_MODEL, CROP_SIDE, CONTEXT)
 
 
-def d8_face_probabilities(
-    net: PatchCheck, frame: npt.NDArray[np.uint8], boxes: Sequence[Box], turns: int = 1
+def d8_face_logits(
+    net: PatchCheck, frame: npt.NDArray[np.uint8], boxes: Sequence[Box], quarters: Sequence[int] = (0,)
 ) -> npt.NDArray[np.float32]:
-    """For each die box, the probability of each face 1..8 (shape: boxes x 8; one batch), the
-    logits averaged over ``turns`` (1, 2 or 4) quarter turns of the crop."""
-    z = logits(net, frame, _spots(boxes), FACES, turns)
+    """For each die box, the logit of each face 1..8 (shape: boxes x 8; one batch), averaged
+    over the crop seen at each of ``quarters`` (quarter turns, 0..3)."""
+    return logits(net, frame, _spots(boxes), FACES, quarters=quarters)
+
+
+def face_probabilities(z: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """The faces' probabilities (softmax over each row) from their logits ``z`` (boxes x 8)."""
     if not len(z):
         return z
     e = np.exp(z - z.max(axis=1, keepdims=True))
     out: npt.NDArray[np.float32] = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
     return out
+
+
+def d8_face_probabilities(
+    net: PatchCheck, frame: npt.NDArray[np.uint8], boxes: Sequence[Box], turns: int = 1
+) -> npt.NDArray[np.float32]:
+    """For each die box, the probability of each face 1..8 (shape: boxes x 8; one batch), the
+    logits averaged over ``turns`` (1, 2 or 4) quarter turns of the crop."""
+    return face_probabilities(d8_face_logits(net, frame, boxes, quarter_turns(turns)))

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from tests.fixtures_support import detection_at
+from vision._coin_split import rendered_scale
 from vision._patch_check import logits
-from vision.d8_faces import CONTEXT, CROP_SIDE, D8_MODEL, FACES, d8_face_probabilities, d8_net, d8_patches
+from vision.d8_faces import CONTEXT, CROP_SIDE, D8_MODEL, FACES, d8_face_logits, d8_face_probabilities, d8_net, d8_patches
 from vision.dice import CONFIDENT, MODEL_DIR, DiceParams, find_dice
 
 SCENES = Path(__file__).resolve().parents[2] / "fixtures" / "scenes"
@@ -53,6 +54,35 @@ def test_face_probabilities_are_one_row_of_eight_per_box() -> None:
     assert d8_face_probabilities(net, frame, []).shape == (0, FACES)
 
 
+def test_logits_read_at_named_quarter_turns_average_as_those_of_all_turns() -> None:
+    """Reading a doubtful face again at the quarter turns not yet seen, and averaging, is the
+    same as reading it at all four turns at once."""
+    net = d8_net(MODEL_DIR)
+    assert net is not None
+    frame = np.asarray(np.random.default_rng(3).integers(0, 255, (120, 160, 3)), np.uint8)
+    boxes = [(40.0, 40.0, 30.0, 30.0), (100.0, 60.0, 24.0, 28.0)]
+    first = d8_face_logits(net, frame, boxes, (0,))
+    rest = d8_face_logits(net, frame, boxes, (1, 2, 3))
+    spots = [(x, y, max(w, h)) for x, y, w, h in boxes]
+    assert np.allclose((first + 3 * rest) / 4, logits(net, frame, spots, FACES, turns=4), atol=1e-4)
+    assert not np.allclose(first, rest, atol=1e-3)
+    with pytest.raises(ValueError, match="quarter turns 0 to 3"):
+        d8_face_logits(net, frame, boxes, (4,))
+
+
+def test_a_doubtful_d8_face_is_read_again_at_the_other_quarter_turns() -> None:
+    """dev_0102's d8 showing 3, read at one turn, is left unsure; read again at the three other
+    quarter turns (``d8_doubt_turns``), its averaged read is a sure 3 (at the table's scale)."""
+    entry = next(e for e in json.loads((SCENES / "dev" / "labels.json").read_text()) if e["image"] == "dev_0102.jpg")
+    img = cv2.imread(str(SCENES / "dev" / "dev_0102.jpg"), cv2.IMREAD_COLOR)
+    assert img is not None
+    (three,) = [o for o in entry["objects"] if o["kind"] == "d8" and o["value"] == 3 and not o["flags"]]
+    once = detection_at(find_dice(img, DiceParams(d8_doubt_turns=1), mm_per_px=rendered_scale(entry), table=True), three["bbox"])
+    again = detection_at(find_dice(img, mm_per_px=rendered_scale(entry), table=True), three["bbox"])
+    assert once is not None and once.kind == "d8" and once.value is None
+    assert again is not None and again.kind == "d8" and again.value == 3 and again.confidence >= CONFIDENT
+
+
 def test_a_network_with_the_wrong_number_of_outputs_is_named() -> None:
     """The cocked-die check gives one logit a crop, not eight: asking it for faces is an error."""
     from vision.cocked import cocked_net
@@ -87,6 +117,8 @@ def test_a_number_of_turns_the_reader_cannot_make_is_named_before_any_read() -> 
     """Even a frame with no die at all: the mistake is in the settings, not in the table."""
     with pytest.raises(ValueError, match="d8_turns must be 1, 2 or 4, got 3"):
         find_dice(np.zeros((64, 64, 3), np.uint8), DiceParams(d8_turns=3))
+    with pytest.raises(ValueError, match="d8_doubt_turns must be 1, 2 or 4, got 3"):
+        find_dice(np.zeros((64, 64, 3), np.uint8), DiceParams(d8_doubt_turns=3))
     net = d8_net(MODEL_DIR)
     assert net is not None
     with pytest.raises(ValueError, match="turns must be 1, 2 or 4, got 3"):
