@@ -201,10 +201,12 @@ def suppress(circles: np.ndarray, inner_ratio: float, rim_ratio: float) -> list[
 
 def overlapping_circles(circles: list[Circle], ratio: float) -> set[int]:
     """Indices of the circles (not already marked stacked) whose centre is closer to another's
-    than ``ratio`` times their radii's sum: coins overlapping more than flat coins can."""
+    than ``ratio`` times their sizes' sum (``Circle.size_r``, the radius to the edge's middle,
+    which blur does not move): coins overlapping more than flat coins can."""
     if len(circles) < 2:
         return set()
-    x, y, r = (np.array([getattr(c, k) for c in circles]) for k in ("x", "y", "r"))
+    x, y = (np.array([getattr(c, k) for c in circles]) for k in ("x", "y"))
+    r = np.array([c.size_r for c in circles])
     loose = ~np.array([c.stacked for c in circles])
     close = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :]) < ratio * (r[:, None] + r[None, :])
     close &= loose[:, None] & loose[None, :]

@@ -98,13 +98,18 @@ class CoinParams:
     """A circle inside another is a coin on top only if at least this fraction of its radius."""
     rim_ratio: float = 0.2
     """Centre offset (fraction of radius) under which an inner circle is the coin's own rim."""
-    overlap_ratio: float = 0.88
-    """Two coins whose centres are closer than this share of their radii's sum overlap more than
-    coins lying flat can: one rests on the other, most often cocked against it (a wrong ruling if
-    read, RULES A1), so neither is read (flag ``overlapping``) and the players are asked. On the
-    rendered dev and training scenes, found pairs with a cocked coin measured 0.66 to 0.94 (28 of
-    37 below 0.88), pairs of coins labelled flat 0.85 and up (2 of 66 touching pairs below 0.88:
-    one lying a little over the other's rim); coins-mmr's touching coins 0.99 and up."""
+    overlap_ratio: float = 0.93
+    """Two coins whose centres are closer than this share of their sizes' sum (radii to their
+    edges' middles, ``Circle.size_r``) overlap more than coins lying flat can: one rests on the
+    other, most often cocked against it (a wrong ruling if read, RULES A1), so neither is read
+    (flag ``overlapping``) and the players are asked. Measured on the sum of the radii to the
+    edges' outer flanks until session 26, at 0.88: the dev scenes at their scale flagged 19 of
+    21 pairs with a cocked coin (the other two cocked pennies read surely as a face) and 1 of 28
+    flat pairs (one lying a little over the other's rim). On the edges' middles at 0.93 (0.92 /
+    0.94 / 0.95: 17 / 21 / 21 cocked, 1 / 1 / 1 flat): 21 of 21 and the same 1 of 28; on 120
+    procedural training scenes never used before (60 with a leaning coin, 60 with touching
+    coins) 40 of 47 cocked pairs and 4 of 52 flat ones (0.88 on the flanks: 32 and 2). coins-mmr's
+    touching coins measure 1.006 and up (BENCHMARKS.md, session 26)."""
     refine: bool = True
     """Fit each circle to the coin's outer edge at full resolution (sizes matter)."""
     refine_radius: int = 40

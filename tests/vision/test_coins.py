@@ -281,12 +281,17 @@ def test_coins_overlapping_more_than_flat_coins_can_are_not_read() -> None:
     assert all(d.value is None and d.confidence == 0.0 for d in by_x[:2])
 
 
-def test_overlap_is_measured_on_the_radii_sum() -> None:
+def test_overlap_is_measured_on_the_sizes_sum() -> None:
+    """On the radii to the edges' middles (``Circle.size_r``): a circle's own radius reaches its
+    edge's outer flank, 1.047 times as far when the middle was not measured."""
     a, b = Circle(0.0, 0.0, 10.0), Circle(17.0, 0.0, 10.0)
-    assert overlapping_circles([a, b], 0.88) == {0, 1}  # 17 < 0.88 x 20
-    assert overlapping_circles([a, Circle(18.0, 0.0, 10.0)], 0.88) == set()
+    assert overlapping_circles([a, b], 0.93) == {0, 1}  # 17 < 0.93 x 2 x 10 / 1.047 = 17.8
+    assert overlapping_circles([a, Circle(18.0, 0.0, 10.0)], 0.93) == set()
+    # Measured middles count: the same centres, edges' middles at 8.5 px.
+    mid = [Circle(0.0, 0.0, 10.0, edge_r=8.5), Circle(17.0, 0.0, 10.0, edge_r=8.5)]
+    assert overlapping_circles(mid, 0.93) == set()  # 17 > 0.93 x 17 = 15.8
     # A coin lying on another (stacked) is flagged so already.
-    assert overlapping_circles([Circle(0.0, 0.0, 10.0, stacked=True), b], 0.88) == set()
+    assert overlapping_circles([Circle(0.0, 0.0, 10.0, stacked=True), b], 0.93) == set()
 
 
 def test_empty_table_has_no_coins() -> None:
