@@ -260,8 +260,10 @@ class DiceParams:
     them are readable dice (two touching dice the first look boxed as one) or one is read more
     surely (a box the first look misplaced). Chosen on the validation parts (BENCHMARKS.md,
     session 26): dice-rune55's validation photos read right 85.4% -> 88.6%, the dev scenes'
-    validation part at their scale 95.6% -> 96.6%, no sure read added that is wrong, for about
-    1.5 ms a frame. 28, 34 and 40 read the same photos right; 0 turns it off."""
+    validation part at their scale 95.6% -> 97.1%, no sure read added that is wrong, for about
+    1.5 ms a frame. 28, 34 and 40 read the same photos right; 0 turns it off. Duplicates among
+    the new boxes are told by their overlap (``_same_die``), not by a centre inside a box: a
+    die cocked against another lies that close to it (the dev validation part 96.6% -> 97.1%)."""
     doubt_below: float = 0.9
     """See ``doubt_look_px``: the raw read probability below which a read is looked at again.
     0.8 and 0.9 read as many dice right; at 0.95 twice as many sure reads on the colour trays
