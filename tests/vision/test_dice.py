@@ -154,6 +154,25 @@ def test_two_touching_dice_in_one_box_are_told_apart_by_a_closer_look_at_the_dou
         assert [d.value for d in after] == [o["value"] for o in pair]
 
 
+def test_the_closer_look_keeps_no_box_much_smaller_than_the_frames_dice() -> None:
+    """dev_0180's large "2" (55 px) is boxed by its pips: looked at closer, the finder boxes a
+    pip of 14 to 16 px, which the reader takes for a "1". Under 0.6 of the frame's readable
+    dice (``doubt_look_smallest``), it is not kept."""
+    entry = next(e for e in json.loads((DEV_SCENES / "labels.json").read_text()) if e["image"] == "dev_0180.jpg")
+    img = cv2.imread(str(DEV_SCENES / "dev_0180.jpg"), cv2.IMREAD_COLOR)
+    assert img is not None
+    (two,) = [o for o in entry["objects"] if o["kind"] == "d6" and o["value"] == 2]
+    x, y, w, h = two["bbox"]
+
+    def pips_read(params: DiceParams) -> list[Detection]:
+        """Reads centred in the "2" whose box is under 20 px."""
+        found = find_dice(img, params, mm_per_px=rendered_scale(entry), table=True)
+        return [d for d in found if x <= d.center[0] <= x + w and y <= d.center[1] <= y + h and max(d.bbox[2:]) < 20]
+
+    assert [d.value for d in pips_read(DiceParams(doubt_look_smallest=0.0))] == [1]
+    assert pips_read(DiceParams()) == []
+
+
 def test_the_closer_look_at_doubtful_reads_reads_more_of_a_real_tray_right() -> None:
     """A tray of ten dice photographed from above (dice-rune55, a validation photo, never trained
     on): the closer look at the reads the reader doubts gives boxes it reads better. Measured
