@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -77,10 +78,27 @@ def test_a_doubtful_d8_face_is_read_again_at_the_other_quarter_turns() -> None:
     img = cv2.imread(str(SCENES / "dev" / "dev_0102.jpg"), cv2.IMREAD_COLOR)
     assert img is not None
     (three,) = [o for o in entry["objects"] if o["kind"] == "d8" and o["value"] == 3 and not o["flags"]]
-    once = detection_at(find_dice(img, DiceParams(d8_doubt_turns=1), mm_per_px=rendered_scale(entry), table=True), three["bbox"])
-    again = detection_at(find_dice(img, mm_per_px=rendered_scale(entry), table=True), three["bbox"])
+    alone = DiceParams(d8_closer_look=False)  # the closer look, after the turns, off: the turns alone
+    once = detection_at(find_dice(img, replace(alone, d8_doubt_turns=1), mm_per_px=rendered_scale(entry), table=True), three["bbox"])
+    again = detection_at(find_dice(img, alone, mm_per_px=rendered_scale(entry), table=True), three["bbox"])
     assert once is not None and once.kind == "d8" and once.value is None
     assert again is not None and again.kind == "d8" and again.value == 3 and again.confidence >= CONFIDENT
+
+
+@pytest.mark.parametrize(("name", "face", "before"), [("dev_0046.jpg", 2, 1), ("dev_0172.jpg", 7, None)])
+def test_a_d8_face_still_doubtful_is_read_in_the_boxes_of_a_closer_look(name: str, face: int, before: int | None) -> None:
+    """Read at four turns, dev_0046's d8 showing 2 is still read "1" and dev_0172's 7 left
+    unsure; in the boxes the finder gives looking closer at them (``d8_closer_look``) the
+    numeral reads right and sure (at the table's scale)."""
+    entry = next(e for e in json.loads((SCENES / "dev" / "labels.json").read_text()) if e["image"] == name)
+    img = cv2.imread(str(SCENES / "dev" / name), cv2.IMREAD_COLOR)
+    assert img is not None
+    (die,) = [o for o in entry["objects"] if o["kind"] == "d8" and o["value"] == face and not o["flags"]]
+    scale = rendered_scale(entry)
+    without = detection_at(find_dice(img, DiceParams(d8_closer_look=False), mm_per_px=scale, table=True), die["bbox"])
+    closer = detection_at(find_dice(img, mm_per_px=scale, table=True), die["bbox"])
+    assert without is not None and without.value == before
+    assert closer is not None and closer.kind == "d8" and closer.value == face and closer.confidence >= CONFIDENT
 
 
 def test_a_network_with_the_wrong_number_of_outputs_is_named() -> None:
@@ -94,21 +112,23 @@ def test_a_network_with_the_wrong_number_of_outputs_is_named() -> None:
 
 
 def test_without_its_model_file_a_d8_face_is_left_to_the_players(tmp_path: Path) -> None:
-    """A model folder without ``dice_d8.onnx``: every d8 is found as before, but none is read
-    surely (the reader alone reads numerals too small to be sure of), and the dice the reader
-    takes for six-sided ones are read exactly as with it."""
+    """A model folder without ``dice_d8.onnx``: every d8 is found as before (with it, a doubtful
+    one may be boxed again by the closer look, ``d8_closer_look``, near where it was), but none
+    is read surely (the reader alone reads numerals too small to be sure of), and the dice the
+    reader takes for six-sided ones are boxed and read exactly as with it."""
     for name in ("dice_finder.onnx", "dice_reader.onnx", "dice_reader.json", "dice_cocked.onnx", "dice_cocked.json"):
         shutil.copy(MODEL_DIR / name, tmp_path / name)
     assert d8_net(tmp_path) is None
     name, frame, _ = _scenes("dev")[0]
     without = find_dice(frame, DiceParams(model_dir=tmp_path))
     shipped = find_dice(frame)
-    assert [d.bbox for d in without] == [d.bbox for d in shipped], name
+    assert len(without) == len(shipped), name
     assert any(d.kind == "d8" for d in shipped)
     for a, b in zip(without, shipped):
         assert a.extra["d8_face"] is None
+        assert np.hypot(a.center[0] - b.center[0], a.center[1] - b.center[1]) < 0.4 * max(a.bbox[2:]), name
         if b.kind == "d6":
-            assert (a.value, a.confidence) == (b.value, b.confidence)
+            assert (a.bbox, a.value, a.confidence) == (b.bbox, b.value, b.confidence)
         else:
             assert b.extra["d8_face"] is not None or b.flags
 
