@@ -259,8 +259,11 @@ def _fit_rows(found: list[Detection], labels: list[dict], others: list[dict]) ->
     on_other = {rest[j]: others[i] for i, j in match(others, [found[j] for j in rest])}
     rows = []
     for j, d in enumerate(found):
-        if d.extra["much_smaller"]:
-            continue  # never confident, whatever its probability
+        if d.extra["much_smaller"] or ("cocked" in d.flags and d.confidence == 0.0):
+            # Never confident, whatever its probability: a read flagged cocked with no
+            # confidence (by the cocked-die check, which looks at every read not sure on a
+            # photo) is asked about. A sure "cocked" from the reader is a ruling, and counts.
+            continue
         if d.extra["d8_face"] is not None:
             # An eight-sided die's face read by the d8 face reader: its probability is
             # that reader's, sure at ``d8_confident_at`` (``--fit-d8-confident``), not here.
