@@ -438,6 +438,8 @@ def main() -> None:
     ap.add_argument("--doubt-look-px", type=float,
                     help="override DiceParams.doubt_look_px (0: no closer look at doubtful reads, as before session 26)")
     ap.add_argument("--doubt-below", type=float, help="override DiceParams.doubt_below")
+    ap.add_argument("--no-doubt-at-table", action="store_true",
+                    help="on a known table, doubtful below doubt_below only (DiceParams.doubt_at_table off)")
     ap.add_argument("--d8-doubt-turns", type=int,
                     help="override DiceParams.d8_doubt_turns (1: a doubtful d8 face is not read again, as before session 26)")
     ap.add_argument("--d8-confident-at", type=float, help="override DiceParams.d8_confident_at")
@@ -456,6 +458,8 @@ def main() -> None:
     params = replace(params, **given)
     if args.no_patch_candidates:
         params = replace(params, patch_candidates=False)
+    if args.no_doubt_at_table:
+        params = replace(params, doubt_at_table=False)
     entries = json.loads((args.data / "labels.json").read_text())
     if args.fit_confident:
         fit_confident(args.data, Path("fixtures/scenes/dev"), replace(params, confident_at=0.8))
