@@ -671,37 +671,19 @@ def _finder_closer(
 ) -> list[list[tuple[float, tuple[float, float, float, float]]]]:
     """For each seed box (centre x, y, width, height), the finder's candidates (score, box) in a
     ``doubt_look_blob`` square around it, scaled so that the seed's die is ``doubt_look_px``
-    finder pixels across (all squares in one batch); only boxes wholly inside their square (a
-    die its edge cuts is boxed wrong). Empty for a seed whose square the frame cannot hold."""
-    blob_side = params.doubt_look_blob
+    finder pixels across (``_finder_in_squares``). Empty for a seed whose square the frame
+    cannot hold."""
     fh, fw = frame.shape[:2]
-    squares: list[npt.NDArray[np.uint8]] = []
-    corners: list[tuple[int, int, int] | None] = []
-    for cx, cy, w, h in seeds:
-        side = int(round(blob_side * max(w, h) / params.doubt_look_px))
-        if side > min(fh, fw):
-            corners.append(None)
-            continue
-        x0 = int(min(max(0.0, cx - side / 2), fw - side))
-        y0 = int(min(max(0.0, cy - side / 2), fh - side))
-        corners.append((x0, y0, side))
-        squares.append(frame[y0 : y0 + side, x0 : x0 + side])
+    squares: list[tuple[int, int, int]] = []
+    held: list[int] = []
+    for n, (cx, cy, w, h) in enumerate(seeds):
+        side = int(round(params.doubt_look_blob * max(w, h) / params.doubt_look_px))
+        if side <= min(fh, fw):
+            squares.append((int(min(max(0.0, cx - side / 2), fw - side)), int(min(max(0.0, cy - side / 2), fh - side)), side))
+            held.append(n)
     out: list[list[tuple[float, tuple[float, float, float, float]]]] = [[] for _ in seeds]
-    if not squares:
-        return out
-    finder.setInput(cv2.dnn.blobFromImages(squares, 1.0 / 255.0, (blob_side, blob_side), swapRB=False, crop=False))
-    heat = np.asarray(finder.forward(), np.float32)
-    k_sq = 0
-    for n, corner in enumerate(corners):
-        if corner is None:
-            continue
-        x0, y0, side = corner
-        k = blob_side / side
-        for sc, ax, ay, aw, ah in decode_finder(heat[k_sq : k_sq + 1], threshold, params.max_dice):
-            b = (x0 + ax / k, y0 + ay / k, aw / k, ah / k)
-            if x0 + b[2] / 2 <= b[0] <= x0 + side - b[2] / 2 and y0 + b[3] / 2 <= b[1] <= y0 + side - b[3] / 2:
-                out[n].append((sc, b))
-        k_sq += 1
+    for n, look in zip(held, _finder_in_squares(frame, finder, squares, params.doubt_look_blob, threshold, params.max_dice)):
+        out[n] = look
     return out
 
 
@@ -935,20 +917,36 @@ def _close_look(
         if any(abs(x0 - x) < side / 4 and abs(y0 - y) < side / 4 for x, y in corners):
             continue  # mostly looked at already
         corners.append((x0, y0))
-    if not corners:
+    looks = _finder_in_squares(frame, finder, [(x, y, side) for x, y in corners], blob_side, threshold, params.max_dice)
+    return [c for look in looks for c in look]
+
+
+def _finder_in_squares(
+    frame: npt.NDArray[np.uint8],
+    finder: cv2.dnn.Net,
+    squares: list[tuple[int, int, int]],
+    blob_side: int,
+    threshold: float,
+    max_dice: int,
+) -> list[list[tuple[float, tuple[float, float, float, float]]]]:
+    """For each square of the frame (left, top, side; inside the frame), the finder's candidates
+    (score, box in frame pixels) when it sees the square at ``blob_side`` pixels, all squares in
+    one batch. A candidate that its square cuts is left out: a die cut by the edge is boxed wrong."""
+    if not squares:
         return []
-    squares = [frame[y : y + side, x : x + side] for x, y in corners]
-    finder.setInput(cv2.dnn.blobFromImages(squares, 1.0 / 255.0, (blob_side, blob_side), swapRB=False, crop=False))
+    crops = [frame[y : y + side, x : x + side] for x, y, side in squares]
+    finder.setInput(cv2.dnn.blobFromImages(crops, 1.0 / 255.0, (blob_side, blob_side), swapRB=False, crop=False))
     heat = np.asarray(finder.forward(), np.float32)
-    k = blob_side / side
-    out: list[tuple[float, tuple[float, float, float, float]]] = []
-    for i, (x0, y0) in enumerate(corners):
-        for sc, ax, ay, aw, ah in decode_finder(heat[i : i + 1], threshold, params.max_dice):
+    out: list[list[tuple[float, tuple[float, float, float, float]]]] = []
+    for i, (x0, y0, side) in enumerate(squares):
+        k = blob_side / side
+        inside = []
+        for sc, ax, ay, aw, ah in decode_finder(heat[i : i + 1], threshold, max_dice):
             bw, bh = aw / k, ah / k
             gx, gy = x0 + ax / k, y0 + ay / k
-            # Only what lies wholly inside the square: a die cut by its edge is boxed wrong.
             if x0 + bw / 2 <= gx <= x0 + side - bw / 2 and y0 + bh / 2 <= gy <= y0 + side - bh / 2:
-                out.append((sc, (gx, gy, bw, bh)))
+                inside.append((sc, (gx, gy, bw, bh)))
+        out.append(inside)
     return out
 
 
