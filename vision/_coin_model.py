@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision._dnn import load_onnx
+from vision._dnn import load_onnx, softmax
 
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 """Where the shipped coin model lives."""
@@ -95,14 +95,6 @@ class CoinModel:
         return ModelOutput(
             softmax(kind / self.meta.kind_temperature), softmax(face / self.meta.face_temperature), embed
         )
-
-
-def softmax(logits: np.ndarray) -> np.ndarray:
-    """Row-wise softmax."""
-    z = logits - logits.max(axis=1, keepdims=True)
-    e = np.exp(z)
-    out: np.ndarray = e / e.sum(axis=1, keepdims=True)
-    return out
 
 
 _local = threading.local()

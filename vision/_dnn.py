@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import cv2
+import numpy as np
+import numpy.typing as npt
 
 
 def load_onnx(path: Path) -> cv2.dnn.Net:
@@ -22,3 +24,14 @@ def load_onnx(path: Path) -> cv2.dnn.Net:
     if engine is None:
         return cv2.dnn.readNetFromONNX(str(path))
     return cv2.dnn.readNetFromONNX(str(path), engine=engine)
+
+
+def softmax(logits: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
+    """Row-wise softmax of a network's logits (rows x classes), in their own dtype.
+
+    >>> softmax(np.array([[0.0, 0.0], [0.0, np.log(3.0)]])).round(2).tolist()
+    [[0.5, 0.5], [0.25, 0.75]]
+    """
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    out: npt.NDArray[np.floating] = e / e.sum(axis=1, keepdims=True)
+    return out

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from vision._dnn import softmax
 from vision._patch_check import PatchCheck, Spot, load_check, logits, patches, quarter_turns
 
 FACES = 8
@@ -57,18 +58,9 @@ def d8_face_logits(
     return logits(net, frame, _spots(boxes), FACES, quarters=quarters)
 
 
-def face_probabilities(z: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    """The faces' probabilities (softmax over each row) from their logits ``z`` (boxes x 8)."""
-    if not len(z):
-        return z
-    e = np.exp(z - z.max(axis=1, keepdims=True))
-    out: npt.NDArray[np.float32] = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
-    return out
-
-
 def d8_face_probabilities(
     net: PatchCheck, frame: npt.NDArray[np.uint8], boxes: Sequence[Box], turns: int = 1
 ) -> npt.NDArray[np.float32]:
     """For each die box, the probability of each face 1..8 (shape: boxes x 8; one batch), the
     logits averaged over ``turns`` (1, 2 or 4) quarter turns of the crop."""
-    return face_probabilities(d8_face_logits(net, frame, boxes, quarter_turns(turns)))
+    return softmax(d8_face_logits(net, frame, boxes, quarter_turns(turns)))

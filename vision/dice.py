@@ -49,10 +49,10 @@ from vision._dice_net import (
     finder_blob,
     reader_input,
 )
-from vision._dnn import load_onnx
+from vision._dnn import load_onnx, softmax
 from vision.cocked import cocked_net, cocked_probability
 from vision._patch_check import quarter_turns
-from vision.d8_faces import d8_face_logits, d8_net, face_probabilities
+from vision.d8_faces import d8_face_logits, d8_net
 from vision.die_patches import die_patches
 from vision.types import DIE_KINDS, Detection
 
@@ -480,8 +480,7 @@ def find_dice(
     logits = _read_boxes(frame, models, [c for _, c in cands], turns)
     if params.wider_look > 1.0:
         _look_wider(frame, models, cands, logits, turns, params, mm_per_px, not_at)
-    e = np.exp(logits - logits.max(axis=1, keepdims=True))
-    probs = e / e.sum(axis=1, keepdims=True)
+    probs = softmax(logits)
     found: list[Detection] = []
     kept: list[tuple[float, float, float, float]] = []
     fh, fw = frame.shape[:2]
@@ -609,9 +608,9 @@ def _look_closer_at_doubtful(
     at a square around each such read, scaled so that the read's die is ``doubt_look_px``
     finder pixels across; its boxes there that are not another read's die are read, and two or
     more readable dice replace the doubtful read, as does one readable die read more surely."""
-    # An eight-sided die's read is the d8 face reader's, made later: its box is left as it is.
     # On a known table every read not sure is doubtful: there a sure read spares a question.
     below = max(params.doubt_below, params.confident_at_table) if table and params.doubt_at_table else params.doubt_below
+    # An eight-sided die's read is the d8 face reader's, made later: its box is left as it is.
     doubtful = [i for i, r in enumerate(chosen)
                 if r[8] < below and not D8_FIRST_CLASS <= r[6] < COCKED_CLASS]
     if not doubtful:
@@ -630,8 +629,7 @@ def _look_closer_at_doubtful(
     if not new_boxes:
         return chosen
     logits = _read_boxes(frame, models, [b for _, _, b in new_boxes], turns)
-    e = np.exp(logits - logits.max(axis=1, keepdims=True))
-    probs = e / e.sum(axis=1, keepdims=True)
+    probs = softmax(logits)
     found: dict[int, list[_Read]] = {}
     readable = [r[1] for r in chosen if r[0]]
     # Much smaller than the frame's dice, a box the closer look finds is most often a pip.
@@ -794,7 +792,7 @@ def _d8_reads(
         die = p[1:][allowed[1:]].sum()
         d8 = p[D8_FIRST_CLASS:COCKED_CLASS][allowed[D8_FIRST_CLASS:COCKED_CLASS]].sum()
         kind_probs.append((float(d8 / die) if die > 0 else 0.0) * float(1.0 - p[0]))
-    fp = face_probabilities(z)
+    fp = softmax(z)
     turns = quarter_turns(params.d8_doubt_turns)
     more = tuple(q for q in turns if q not in first)
 
@@ -806,7 +804,7 @@ def _d8_reads(
         # A doubtful face is read again at the quarter turns not yet seen, the logits averaged.
         again = d8_face_logits(net, frame, [boxes[k] for k in unsure], more)
         z[unsure] = (z[unsure] * len(first) + again * len(more)) / (len(first) + len(more))
-        fp = face_probabilities(z)
+        fp = softmax(z)
     still = doubtful()
     if params.d8_closer_look and params.doubt_look_px > 0 and still:
         # Still doubtful: the numeral read in the boxes the finder gives looking closer, near the
@@ -816,7 +814,7 @@ def _d8_reads(
                  if np.hypot(b[0] - boxes[k][0], b[1] - boxes[k][1]) < 0.4 * max(boxes[k][2:])
                  and max(b[2:]) > params.doubt_look_smallest * max(boxes[k][2:])]
         if cands:
-            pc = face_probabilities(d8_face_logits(net, frame, [b for _, b in cands], turns))
+            pc = softmax(d8_face_logits(net, frame, [b for _, b in cands], turns))
             for (k, b), probs in zip(cands, pc):
                 if float(probs.max()) > float(fp[k].max()):
                     fp[k], boxes[k] = probs, b
