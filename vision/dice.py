@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -294,6 +294,20 @@ class DiceParams:
     lost right reads)."""
     doubt_look_blob: int = 128
     """Side in finder pixels of each square looked at again (a multiple of 32): about four dice."""
+    own_scale_mm: float = 20.0
+    """Without a known scale, the dice give one: the median box of a first read's six-sided dice
+    read at least ``own_scale_prob`` (``own_scale_min`` of them or more) is taken to be this many
+    millimetres across (a die's top and the sides beside it: the dev scenes' boxes measure 20.5
+    mm at the median), and the frame is read again at that scale, as with a known one (fainter
+    candidates, boxes of a die's size, die-sized patches), but not as a known table
+    (``confident_at``, not ``confident_at_table``), and a die only this second read finds (a
+    finder score under ``det_threshold``) is never sure. 0 turns it off. Chosen on the validation
+    parts (BENCHMARKS.md, session 27): the dev scenes' validation part read as photos 94.7% ->
+    98.1% read right, dice-rune55's validation photos 88.6% -> 89.1%; 16 and 20 mm the same."""
+    own_scale_prob: float = 0.95
+    """See ``own_scale_mm``."""
+    own_scale_min: int = 2
+    """See ``own_scale_mm``."""
     size_mm: tuple[float, float] = DIE_MM_RANGE
     """Box sizes in millimetres a found die may have when the scale is known (a table whose
     dice were learned narrows it: ``vision.enrol.DiceProfile``)."""
@@ -411,7 +425,8 @@ def find_dice(
     with confidence 0 when the reader only finds cocked likelier than any face);
     ``confidence`` is the reader's probability of that read (``CONFIDENT`` and above is meant
     to be almost never wrong). When ``mm_per_px`` is known, candidates whose size cannot be a
-    die are dropped, and fainter ones are taken (``det_threshold_scaled``). ``not_at`` holds
+    die are dropped, and fainter ones are taken (``det_threshold_scaled``); when it is not, the
+    dice read surely enough may give it (``DiceParams.own_scale_mm``). ``not_at`` holds
     circles (x, y, radius in frame pixels) already read as something else, such as coins: a
     candidate centred in one is not read. ``table`` says the frame shows a known table (a
     calibration's or its markers' scale): a six-sided die's read is then sure from
@@ -436,6 +451,53 @@ def find_dice(
         raise ValueError(f"DiceParams.d8_doubt_turns must be 1, 2 or 4, got {params.d8_doubt_turns}")
     if params.kinds is not None and (not params.kinds or set(params.kinds) - set(DIE_KINDS)):
         raise ValueError(f"DiceParams.kinds must name some of {', '.join(DIE_KINDS)}, got {params.kinds!r}")
+    seen = _Seen()
+    found = _find_dice(frame, params, mm_per_px, not_at, table, 0.0, seen)
+    if mm_per_px is None and params.own_scale_mm > 0:
+        own = _own_scale(found, params)
+        if own is not None:
+            # Read again at the dice's own scale. Box sizes as wide as any die's: sizes a table's
+            # dice were learned at (``vision.enrol``) hold at that table's scale, not at a guess.
+            again = replace(params, size_mm=DIE_MM_RANGE)
+            found = _find_dice(frame, again, own, not_at, table, params.det_threshold, seen)
+    return found
+
+
+@dataclass
+class _Seen:
+    """What the networks gave on one frame, kept for a second read of it at another scale:
+    the finder's first looks by their long side, the reader's logits by box and turns."""
+
+    finder: dict[int, tuple[FloatArray, float]] = field(default_factory=dict)
+    logits: dict[tuple[tuple[float, float, float, float], int], FloatArray] = field(default_factory=dict)
+    cocked: dict[tuple[int, int, int, int], float] = field(default_factory=dict)
+
+
+def _own_scale(found: Sequence[Detection], params: DiceParams) -> float | None:
+    """Millimetres per pixel by the dice's own size (``DiceParams.own_scale_mm``), or ``None``
+    when too few six-sided dice were read surely enough to tell it."""
+    sides = [
+        max(d.bbox[2], d.bbox[3])
+        for d in found
+        if d.kind == "d6" and d.value is not None and float(d.extra["read_prob"]) >= params.own_scale_prob
+    ]
+    if len(sides) < max(1, params.own_scale_min):
+        return None
+    return params.own_scale_mm / float(np.median(sides))
+
+
+def _find_dice(
+    frame: npt.NDArray[np.uint8],
+    params: DiceParams,
+    mm_per_px: float | None,
+    not_at: Sequence[tuple[float, float, float]],
+    table: bool,
+    sure_from: float,
+    seen: _Seen,
+) -> list[Detection]:
+    """``find_dice``'s read of a checked frame at one scale (``None``: unknown). A die whose
+    finder score is under ``sure_from`` is never sure: its confidence is its read's probability
+    times ``CONFIDENT``. ``seen`` keeps the networks' outputs for another read of the frame."""
     models = _nets(params.model_dir)
     allowed = _allowed_classes(models.classes, params.kinds)
     finder = models.finder
@@ -446,9 +508,11 @@ def find_dice(
     for i, long_side in enumerate(params.det_long_sides):
         if i and largest is not None and largest <= params.coarse_from * max(frame.shape[:2]):
             break  # every die at this scale is the first pass's to find
-        blob, scale = finder_blob(frame, long_side)
-        finder.setInput(blob)
-        out = np.asarray(finder.forward(), np.float32)
+        if long_side not in seen.finder:
+            blob, blob_scale = finder_blob(frame, long_side)
+            finder.setInput(blob)
+            seen.finder[long_side] = (np.asarray(finder.forward(), np.float32), blob_scale)
+        out, scale = seen.finder[long_side]
         smallest = params.coarse_min_side * long_side if i else 0.0
         peaks = decode_finder(out, threshold, params.max_dice)
         for score, cx, cy, w, h in peaks:
@@ -477,9 +541,9 @@ def find_dice(
     turns = max(1, params.reader_turns)
     if turns not in (1, 2, 4):
         raise ValueError(f"reader_turns must be 1, 2 or 4, got {turns}")
-    logits = _read_boxes(frame, models, [c for _, c in cands], turns)
+    logits = _read_boxes(frame, models, [c for _, c in cands], turns, seen)
     if params.wider_look > 1.0:
-        _look_wider(frame, models, cands, logits, turns, params, mm_per_px, not_at)
+        _look_wider(frame, models, cands, logits, turns, params, mm_per_px, not_at, seen)
     probs = softmax(logits)
     found: list[Detection] = []
     kept: list[tuple[float, float, float, float]] = []
@@ -504,7 +568,9 @@ def find_dice(
         kept.append(c)
         chosen.append(r)
     if params.doubt_look_px > 0:
-        chosen = _look_closer_at_doubtful(frame, models, chosen, allowed, threshold, turns, params, mm_per_px, not_at, table)
+        chosen = _look_closer_at_doubtful(
+            frame, models, chosen, allowed, threshold, turns, params, mm_per_px, not_at, table, seen
+        )
     d8_reads = _d8_reads(frame, models, chosen, allowed, threshold, params)
     for i, (d8_face, d8_prob, d8_box) in d8_reads.items():
         # The eight-sided die's face, as the d8 reader read it, in place of the reader's.
@@ -519,7 +585,7 @@ def find_dice(
         readable and (conf >= CONFIDENT if i in d8_reads else read_prob >= params.confident_at)
         for i, (readable, _, _, _, _, _, _, conf, read_prob) in enumerate(chosen)
     ]
-    p_cocked = _cocked_check(frame, [r[3] for r in chosen], strictly_sure, params)
+    p_cocked = _cocked_check(frame, [r[3] for r in chosen], strictly_sure, params, seen)
     for i, ((readable, size, score, (cx, cy, w, h), p, lg, face, conf, read_prob), pc) in enumerate(zip(chosen, p_cocked)):
         small = size < params.small_ratio * median
         if small:
@@ -532,6 +598,8 @@ def find_dice(
         if not flags and pc >= params.cocked_at and not strictly_sure[i]:
             flags = ("cocked",)  # a read not surely a face that the cocked-die check finds cocked
             readable = False
+        if score < sure_from:
+            conf = min(conf, CONFIDENT * read_prob)  # seen only at a scale guessed from the dice
         if flags and not (readable and conf >= CONFIDENT):
             # A cocked die calls for a rethrow (G-3), but only a sure "cocked" rules one: an
             # unsure one keeps its flag with no confidence, and the players are asked whether
@@ -601,6 +669,7 @@ def _look_closer_at_doubtful(
     mm_per_px: float | None,
     not_at: Sequence[tuple[float, float, float]],
     table: bool,
+    seen: _Seen | None = None,
 ) -> list["_Read"]:
     """``chosen`` with each doubtful read (below ``doubt_below``) replaced by the dice the finder
     finds when it looks again at it, closer: where two touching dice made one peak in the
@@ -628,7 +697,7 @@ def _look_closer_at_doubtful(
                 new_boxes.append((i, sc, b))
     if not new_boxes:
         return chosen
-    logits = _read_boxes(frame, models, [b for _, _, b in new_boxes], turns)
+    logits = _read_boxes(frame, models, [b for _, _, b in new_boxes], turns, seen)
     probs = softmax(logits)
     found: dict[int, list[_Read]] = {}
     readable = [r[1] for r in chosen if r[0]]
@@ -686,18 +755,30 @@ def _finder_closer(
 
 
 def _read_boxes(
-    frame: npt.NDArray[np.uint8], models: _Models, boxes: list[tuple[float, float, float, float]], turns: int
+    frame: npt.NDArray[np.uint8],
+    models: _Models,
+    boxes: list[tuple[float, float, float, float]],
+    turns: int,
+    seen: _Seen | None = None,
 ) -> FloatArray:
     """The reader's logits (boxes x classes) for each box (centre x, y, width, height), its crop
-    seen at ``turns`` quarter turns (1, 2 or 4) and the logits averaged."""
-    patches = [crop_patch(frame, b[0], b[1], models.crop_scale * max(b[2], b[3]), size=models.crop_size)
-               for b in boxes]
-    step = 4 // turns
-    turned = [np.ascontiguousarray(np.rot90(pt, k * step)) for k in range(turns) for pt in patches]
-    models.reader.setInput(reader_input(turned))
-    out = np.asarray(models.reader.forward(), np.float32).reshape(turns, len(boxes), models.classes)
-    mean: FloatArray = out.mean(axis=0)
-    return mean
+    seen at ``turns`` quarter turns (1, 2 or 4) and the logits averaged; boxes ``seen`` has
+    logits for are not read again."""
+    todo = [b for b in boxes if seen is None or (b, turns) not in seen.logits]
+    if todo:
+        patches = [crop_patch(frame, b[0], b[1], models.crop_scale * max(b[2], b[3]), size=models.crop_size)
+                   for b in todo]
+        step = 4 // turns
+        turned = [np.ascontiguousarray(np.rot90(pt, k * step)) for k in range(turns) for pt in patches]
+        models.reader.setInput(reader_input(turned))
+        out = np.asarray(models.reader.forward(), np.float32).reshape(turns, len(todo), models.classes)
+        read: FloatArray = out.mean(axis=0)
+        if seen is None:
+            return read
+        seen.logits.update({(b, turns): row for b, row in zip(todo, read)})
+    assert seen is not None
+    stacked: FloatArray = np.stack([seen.logits[(b, turns)] for b in boxes])
+    return stacked
 
 
 def _look_wider(
@@ -709,6 +790,7 @@ def _look_wider(
     params: DiceParams,
     mm_per_px: float | None,
     not_at: Sequence[tuple[float, float, float]],
+    seen: _Seen | None = None,
 ) -> None:
     """Read again, in a box ``params.wider_look`` times as large, each candidate the reader
     finds no die in but not surely none (``wider_look_not_die``) and smaller than the frame's
@@ -738,7 +820,7 @@ def _look_wider(
             to_read.append((i, wider))
     if not to_read:
         return
-    again = _read_boxes(frame, models, [b for _, b in to_read], turns)
+    again = _read_boxes(frame, models, [b for _, b in to_read], turns, seen)
     for (i, wider), lg in zip(to_read, again):
         e = np.exp(lg - lg.max())
         if float(e[1:].max() / e.sum()) >= params.wider_look_read:
@@ -822,22 +904,30 @@ def _d8_reads(
 
 
 def _cocked_check(
-    frame: npt.NDArray[np.uint8], boxes: list[tuple[float, float, float, float]], sure: list[bool], params: DiceParams
+    frame: npt.NDArray[np.uint8],
+    boxes: list[tuple[float, float, float, float]],
+    sure: list[bool],
+    params: DiceParams,
+    seen: _Seen,
 ) -> list[float]:
     """For each read (its box as centre x, y, width, height), the cocked-die check's probability
     that its die is cocked: only unsure reads are looked at (a sure face is never overruled), the
-    rest get 0, as all do when the model folder has no check or ``cocked_at`` turns it off."""
+    rest get 0, as all do when the model folder has no check or ``cocked_at`` turns it off. Boxes
+    ``seen`` has a probability for are not looked at again."""
     check = cocked_net(params.model_dir) if params.cocked_at <= 1.0 else None
     out = [0.0] * len(boxes)
     unsure = [i for i, s in enumerate(sure) if not s]
     if check is None or not unsure:
         return out
-    corners = []
+    corners = {}
     for i in unsure:
         cx, cy, w, h = boxes[i]
-        corners.append((int(round(cx - w / 2)), int(round(cy - h / 2)), int(round(w)), int(round(h))))
-    for i, pc in zip(unsure, cocked_probability(check, frame, corners)):
-        out[i] = float(pc)
+        corners[i] = (int(round(cx - w / 2)), int(round(cy - h / 2)), int(round(w)), int(round(h)))
+    todo = sorted({c for c in corners.values() if c not in seen.cocked})
+    if todo:
+        seen.cocked.update({c: float(pc) for c, pc in zip(todo, cocked_probability(check, frame, todo))})
+    for i, c in corners.items():
+        out[i] = seen.cocked[c]
     return out
 
 
