@@ -303,7 +303,9 @@ class DiceParams:
     (``confident_at``, not ``confident_at_table``), and a die only this second read finds (a
     finder score under ``det_threshold``) is never sure. 0 turns it off. Chosen on the validation
     parts (BENCHMARKS.md, session 27): the dev scenes' validation part read as photos 94.7% ->
-    98.1% read right, dice-rune55's validation photos 88.6% -> 89.1%; 16 and 20 mm the same."""
+    98.1% read right, dice-rune55's validation photos 88.6% -> 89.1% (16 mm: 97.1% and 89.1%).
+    Without the rule on dice only the second read finds, a dark speck on a tray was read surely
+    as an eight-sided die."""
     own_scale_prob: float = 0.95
     """See ``own_scale_mm``."""
     own_scale_min: int = 2
