@@ -461,8 +461,19 @@ def find_dice(
             # Read again at the dice's own scale. Box sizes as wide as any die's: sizes a table's
             # dice were learned at (``vision.enrol``) hold at that table's scale, not at a guess.
             again = replace(params, size_mm=DIE_MM_RANGE)
-            found = _find_dice(frame, again, own, not_at, table, params.det_threshold, seen)
+            second = _find_dice(frame, again, own, not_at, table, params.det_threshold, seen)
+            # A guessed scale may misjudge a die of another size than the rest (a 25 mm die among
+            # 12 mm ones): the second read adds dice and reads them again, but loses no die the
+            # first read read.
+            found = second + [d for d in found if d.value is not None and not any(_overlap(d, s) for s in second)]
     return found
+
+
+def _overlap(a: Detection, b: Detection) -> bool:
+    """Whether either detection's centre lies in the other's box."""
+    def inside(p: tuple[float, float], box: tuple[int, int, int, int]) -> bool:
+        return box[0] <= p[0] <= box[0] + box[2] and box[1] <= p[1] <= box[1] + box[3]
+    return inside(a.center, b.bbox) or inside(b.center, a.bbox)
 
 
 @dataclass

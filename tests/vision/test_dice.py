@@ -256,6 +256,23 @@ def test_the_read_at_the_dices_own_scale_reuses_the_first_reads_network_outputs(
     assert len(boxes) == len(set(boxes))  # no box read twice
 
 
+def test_a_die_of_another_size_than_the_rest_is_not_lost_at_their_scale() -> None:
+    """Three dice 40 px across and one 110 px: the three give the scale, at which the large one
+    is too large for a die (``DIE_MM_RANGE``); the second read loses no die the first found."""
+    img = table(640, 480)
+    for x, y, face in ((100, 100, 2), (200, 110, 3), (140, 220, 5)):
+        draw_die(img, x, y, 40, face, (235, 235, 230), (20, 20, 20))
+    draw_die(img, 420, 300, 110, 4, (235, 235, 230), (20, 20, 20))
+    img = finish(img)
+    first = find_dice(img, DiceParams(own_scale_mm=0.0))
+    assert sorted(d.value or 0 for d in first) == [2, 3, 4, 5]
+    own = dice_module._own_scale(first, DiceParams())
+    assert own is not None and 110 * own > dice_module.DIE_MM_RANGE[1]
+    found = find_dice(img)
+    assert sorted(d.value or 0 for d in found) == [2, 3, 4, 5]
+    assert covers(found, 420, 300)
+
+
 def test_a_single_die_gives_no_scale(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fewer dice read surely enough than ``own_scale_min``: the frame is read once, as it was."""
     img = table()
