@@ -304,10 +304,11 @@ def _threshold(part: str, rows: list[tuple[float, bool]], wrong_share: float) ->
 def fit_d8_confident(fixtures_dev: Path, params: DiceParams, wrong_share: float = 0.005) -> float:
     """The lowest probability of an eight-sided die's face read by ``vision.d8_faces`` above
     which at most ``wrong_share`` of those reads are wrong (not a d8, another face, a cocked
-    die) on the fixtures' dev scenes (never trained on), read as on any table and as on a
-    table of d8 only (the scenes' d6 then left out: such a table holds none), each without and
-    with the scene's scale (as the live referee reads its calibrated table: fainter candidates
-    are taken, and a die's box may differ), the strictest of the four. Prints it and returns it."""
+    die) on the rendered scenes of ``fixtures_dev`` (the dev scenes, or others never trained on),
+    read as on any table and as on a table of d8 only (the scenes' d6 then left out: such a
+    table holds none), each without and with the scene's scale (as the live referee reads its
+    calibrated table: fainter candidates are taken, and a die's box may differ), the strictest
+    of the four. Prints it and returns it."""
     entries = json.loads((fixtures_dev / "labels.json").read_text())
     best = 0.0
     for (table, kinds), scaled in itertools.product((("any table", None), ("a table of d8", ("d8",))), (False, True)):
@@ -334,7 +335,7 @@ def fit_d8_confident(fixtures_dev: Path, params: DiceParams, wrong_share: float 
                     continue  # a table of d8 holds no d6: a d6 of the scene read as a d8 says nothing
                 ok = lab is not None and lab["kind"] == "d8" and int(lab["value"]) == face
                 rows.append((float(d.extra["read_prob"]), ok))
-        best = max(best, _threshold(f"fixtures dev, {table}{', at scale' if scaled else ''}", rows, wrong_share))
+        best = max(best, _threshold(f"{fixtures_dev}, {table}{', at scale' if scaled else ''}", rows, wrong_share))
     print(f"d8_confident_at {best:.4f}")
     return best
 
@@ -424,7 +425,11 @@ def main() -> None:
     ap.add_argument("--fit-confident", action="store_true",
                     help="fit DiceParams.confident_at on the validation parts (at most 0.5%% wrong), print it, stop")
     ap.add_argument("--fit-d8-confident", action="store_true",
-                    help="fit DiceParams.d8_confident_at on the fixtures' dev scenes (at most 0.5%% wrong), print it, stop")
+                    help="fit DiceParams.d8_confident_at on the fixtures' dev scenes and the --fit-scenes (at most "
+                         "0.5%% wrong on each), print it, stop")
+    ap.add_argument("--fit-scenes", type=Path, action="append", default=[],
+                    help="more rendered scenes (their labels.json) --fit-d8-confident fits on, never learned from: "
+                         "d8 of another style (repeatable)")
     ap.add_argument("--threshold", type=float, help="override DiceParams.det_threshold (and det_threshold_scaled)")
     ap.add_argument("--long-sides", help="override DiceParams.det_long_sides, e.g. 512,192")
     ap.add_argument("--model-dir", type=Path, help="measure the dice models in this folder (default: the shipped ones)")
@@ -465,7 +470,9 @@ def main() -> None:
         fit_confident(args.data, Path("fixtures/scenes/dev"), replace(params, confident_at=0.8))
         return
     if args.fit_d8_confident:
-        fit_d8_confident(Path("fixtures/scenes/dev"), params)
+        fits = [fit_d8_confident(folder, params) for folder in (Path("fixtures/scenes/dev"), *args.fit_scenes)]
+        if len(fits) > 1:
+            print(f"d8_confident_at {max(fits):.4f} (the strictest of {len(fits)} scene sets)")
         return
     if args.fit_temperature:
         fit_temperature(args.data, entries, params)

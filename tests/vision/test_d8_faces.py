@@ -72,33 +72,34 @@ def test_logits_read_at_named_quarter_turns_average_as_those_of_all_turns() -> N
 
 
 def test_a_doubtful_d8_face_is_read_again_at_the_other_quarter_turns() -> None:
-    """dev_0102's d8 showing 3, read at one turn, is left unsure; read again at the three other
-    quarter turns (``d8_doubt_turns``), its averaged read is a sure 3 (at the table's scale)."""
+    """dev_0102's d8 showing 1, read at one turn, is not sure; read again at the three other
+    quarter turns (``d8_doubt_turns``), its averaged read is a sure 1 (at the table's scale)."""
     entry = next(e for e in json.loads((SCENES / "dev" / "labels.json").read_text()) if e["image"] == "dev_0102.jpg")
     img = cv2.imread(str(SCENES / "dev" / "dev_0102.jpg"), cv2.IMREAD_COLOR)
     assert img is not None
-    (three,) = [o for o in entry["objects"] if o["kind"] == "d8" and o["value"] == 3 and not o["flags"]]
+    (one,) = [o for o in entry["objects"] if o["kind"] == "d8" and o["value"] == 1 and not o["flags"]]
     alone = DiceParams(d8_closer_look=False)  # the closer look, after the turns, off: the turns alone
-    once = detection_at(find_dice(img, replace(alone, d8_doubt_turns=1), mm_per_px=rendered_scale(entry), table=True), three["bbox"])
-    again = detection_at(find_dice(img, alone, mm_per_px=rendered_scale(entry), table=True), three["bbox"])
-    assert once is not None and once.kind == "d8" and once.value is None
-    assert again is not None and again.kind == "d8" and again.value == 3 and again.confidence >= CONFIDENT
+    once = detection_at(find_dice(img, replace(alone, d8_doubt_turns=1), mm_per_px=rendered_scale(entry), table=True), one["bbox"])
+    again = detection_at(find_dice(img, alone, mm_per_px=rendered_scale(entry), table=True), one["bbox"])
+    assert once is not None and once.kind == "d8" and once.confidence < CONFIDENT
+    assert again is not None and again.kind == "d8" and again.value == 1 and again.confidence >= CONFIDENT
 
 
-@pytest.mark.parametrize(("name", "face", "before"), [("dev_0046.jpg", 2, 1), ("dev_0172.jpg", 7, None)])
-def test_a_d8_face_still_doubtful_is_read_in_the_boxes_of_a_closer_look(name: str, face: int, before: int | None) -> None:
-    """Read at four turns, dev_0046's d8 showing 2 is still read "1" and dev_0172's 7 left
-    unsure; in the boxes the finder gives looking closer at them (``d8_closer_look``) the
-    numeral reads right and sure (at the table's scale)."""
+@pytest.mark.parametrize(("name", "face", "box"), [("dev_0214.jpg", 5, [883, 434, 36, 33]), ("dev_0218.jpg", 8, [647, 839, 31, 38])])
+def test_a_d8_face_still_doubtful_is_read_in_the_boxes_of_a_closer_look(name: str, face: int, box: list[int]) -> None:
+    """Read at four turns, dev_0214's d8 showing 5 and dev_0218's 8 are left unsure; in the
+    boxes the finder gives looking closer at them (``d8_closer_look``) each numeral reads right,
+    though not surely (at the table's scale)."""
     entry = next(e for e in json.loads((SCENES / "dev" / "labels.json").read_text()) if e["image"] == name)
     img = cv2.imread(str(SCENES / "dev" / name), cv2.IMREAD_COLOR)
     assert img is not None
-    (die,) = [o for o in entry["objects"] if o["kind"] == "d8" and o["value"] == face and not o["flags"]]
+    (die,) = [o for o in entry["objects"] if o["kind"] == "d8" and o["bbox"] == box]
+    assert die["value"] == face and not die["flags"]
     scale = rendered_scale(entry)
     without = detection_at(find_dice(img, DiceParams(d8_closer_look=False), mm_per_px=scale, table=True), die["bbox"])
     closer = detection_at(find_dice(img, mm_per_px=scale, table=True), die["bbox"])
-    assert without is not None and without.value == before
-    assert closer is not None and closer.kind == "d8" and closer.value == face and closer.confidence >= CONFIDENT
+    assert without is not None and without.value is None
+    assert closer is not None and closer.kind == "d8" and closer.value == face
 
 
 def test_a_network_with_the_wrong_number_of_outputs_is_named() -> None:
@@ -185,7 +186,40 @@ def test_held_back_fixtures_read_d8_faces_and_are_sure_only_when_right() -> None
 
 # Measured when committed (BENCHMARKS.md, session 16): on a table of d8, 33 of 54 d8 read
 # right (61%; the face reader's first choice is right for 79%, the rest unsure) and 11 of them
-# surely, none read surely wrong on either table. Floors well below.
+# surely, none read surely wrong on either table. Session 27's reader, sure from 0.9985: 49 of
+# 54 read right, 20 surely, none surely wrong. Floors well below.
 FLOOR_D8_RIGHT = 0.45
 FLOOR_D8_SURE_RIGHT = 0.08
 CEILING_CONFIDENT_WRONG = 1
+
+
+def test_d8_of_another_drawing_than_the_cycles_renders_are_never_read_surely_wrong(tmp_path: Path) -> None:
+    """Sixteen fresh scenes rich in d8, drawn by the fixture generator's procedural renderer
+    (numerals drawn otherwise than in the Cycles renders; seed 2029, which no training used):
+    most faces are read right, some surely, and none surely wrong. Session 26's reader and
+    threshold read 46 of these 73 d8 right and 6 surely wrong; session 27's 58 and none
+    (BENCHMARKS.md, session 27). Floors well below."""
+    from tools.fixturegen.render import render_frame
+    from tools.fixturegen.scenes import sample_scene
+
+    d8 = right = sure_right = sure_wrong = 0
+    for index in range(16):
+        scene = sample_scene(index, "train", 2029, ("d8_dice",))
+        data, label, _ = render_frame(scene, f"{scene.name}.jpg", "procedural", tmp_path)
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        found = find_dice(img)
+        for o in label["objects"]:
+            if o["kind"] != "d8" or o["flags"]:
+                continue
+            d8 += 1
+            d = detection_at(found, o["bbox"])
+            if d is None or d.value is None:
+                continue
+            ok = d.kind == "d8" and d.value == int(o["value"])
+            right += int(ok)
+            sure_right += int(ok and d.confidence >= CONFIDENT)
+            sure_wrong += int(not ok and d.confidence >= CONFIDENT)
+    assert d8 >= 60
+    assert right / d8 >= 0.6
+    assert sure_right / d8 >= 0.12
+    assert sure_wrong == 0

@@ -215,19 +215,26 @@ def test_without_a_scale_the_dice_give_one_and_a_faint_die_is_found_at_it() -> N
 
 
 def test_a_die_seen_only_at_the_dices_own_scale_is_never_sure() -> None:
-    """On a dark tray of dice-rune55 (a trained-on photo) the read at the dice's own scale takes
-    a faint candidate on a dark speck beside a die, and the eight-sided dice's face reader reads
-    it "2" surely enough to be sure by its own threshold (no die there is labelled, and the
-    photos hold no d8). A die only the guessed scale found is never sure."""
-    name = "rune55_pxl_PXL_20240219_191333849_0161562b.jpg"
-    img = cv2.imread(str(DATA / name), cv2.IMREAD_COLOR)
-    assert img is not None, f"missing real photo {DATA / name}"
+    """A die whose finder score is under ``sure_from`` (in ``find_dice``: one only the read at the
+    dice's own scale finds) is never sure, however surely it is read: its confidence is its
+    read's probability times ``CONFIDENT``. On a dark tray of dice-rune55 (a trained-on photo)
+    that read takes faint candidates, a dark speck among them; none of them is sure."""
+    img = table()
+    draw_die(img, 240, 180, 48, 3, (235, 235, 230), (20, 20, 20))
+    img = finish(img)
     params = DiceParams()
-    faint = [d for d in find_dice(img) if d.extra["finder_score"] < params.det_threshold]
-    speck = [d for d in faint if d.kind == "d8" and d.value == 2]
-    assert len(speck) == 1
-    assert dice_module._rescale(speck[0].extra["read_prob"], params.d8_confident_at) >= CONFIDENT
-    assert all(d.confidence < CONFIDENT for d in faint)
+    (sure,) = find_dice(img, params)
+    assert sure.value == 3 and sure.confidence >= CONFIDENT
+    (capped,) = dice_module._find_dice(img, params, None, (), False, 1.0, dice_module._Seen())
+    assert capped.value == 3 and capped.bbox == sure.bbox
+    assert capped.confidence == pytest.approx(CONFIDENT * capped.extra["read_prob"], abs=1e-4)  # read_prob is rounded
+    assert capped.confidence < CONFIDENT
+
+    name = "rune55_pxl_PXL_20240219_191333849_0161562b.jpg"
+    photo = cv2.imread(str(DATA / name), cv2.IMREAD_COLOR)
+    assert photo is not None, f"missing real photo {DATA / name}"
+    faint = [d for d in find_dice(photo) if d.extra["finder_score"] < params.det_threshold]
+    assert faint and all(d.confidence < CONFIDENT for d in faint)
 
 
 def test_the_read_at_the_dices_own_scale_reuses_the_first_reads_network_outputs(monkeypatch: pytest.MonkeyPatch) -> None:
