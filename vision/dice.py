@@ -486,7 +486,8 @@ def _overlap(a: Detection, b: Detection) -> bool:
 @dataclass
 class _Seen:
     """What the networks gave on one frame, kept for a second read of it at another scale:
-    the finder's first looks by their long side, the reader's logits by box and turns."""
+    the finder's first looks by their long side, the reader's logits by box and turns, the
+    cocked-die check's probability by box."""
 
     finder: dict[int, tuple[FloatArray, float]] = field(default_factory=dict)
     logits: dict[tuple[tuple[float, float, float, float], int], FloatArray] = field(default_factory=dict)
@@ -784,21 +785,27 @@ def _read_boxes(
     """The reader's logits (boxes x classes) for each box (centre x, y, width, height), its crop
     seen at ``turns`` quarter turns (1, 2 or 4) and the logits averaged; boxes ``seen`` has
     logits for are not read again."""
-    todo = [b for b in boxes if seen is None or (b, turns) not in seen.logits]
+    if seen is None:
+        return _reader_logits(frame, models, boxes, turns)
+    todo = [b for b in dict.fromkeys(boxes) if (b, turns) not in seen.logits]
     if todo:
-        patches = [crop_patch(frame, b[0], b[1], models.crop_scale * max(b[2], b[3]), size=models.crop_size)
-                   for b in todo]
-        step = 4 // turns
-        turned = [np.ascontiguousarray(np.rot90(pt, k * step)) for k in range(turns) for pt in patches]
-        models.reader.setInput(reader_input(turned))
-        out = np.asarray(models.reader.forward(), np.float32).reshape(turns, len(todo), models.classes)
-        read: FloatArray = out.mean(axis=0)
-        if seen is None:
-            return read
-        seen.logits.update({(b, turns): row for b, row in zip(todo, read)})
-    assert seen is not None
+        seen.logits.update(zip([(b, turns) for b in todo], _reader_logits(frame, models, todo, turns)))
     stacked: FloatArray = np.stack([seen.logits[(b, turns)] for b in boxes])
     return stacked
+
+
+def _reader_logits(
+    frame: npt.NDArray[np.uint8], models: _Models, boxes: list[tuple[float, float, float, float]], turns: int
+) -> FloatArray:
+    """The reader's logits for each box, read now (one batch)."""
+    patches = [crop_patch(frame, b[0], b[1], models.crop_scale * max(b[2], b[3]), size=models.crop_size)
+               for b in boxes]
+    step = 4 // turns
+    turned = [np.ascontiguousarray(np.rot90(pt, k * step)) for k in range(turns) for pt in patches]
+    models.reader.setInput(reader_input(turned))
+    out = np.asarray(models.reader.forward(), np.float32).reshape(turns, len(boxes), models.classes)
+    mean: FloatArray = out.mean(axis=0)
+    return mean
 
 
 def _look_wider(
