@@ -107,6 +107,18 @@ class DetectParams:
     """Share of the dictionary's correctable bits to accept (OpenCV's default)."""
     roi_grow: float = 1.5
     """When looking near an expected position, search this many marker sizes around it."""
+    threshold_window_max_px: int = 13
+    """Largest window of ArUco's adaptive threshold, which thresholds the frame at windows of 3,
+    13, 23 ... px up to this (OpenCV's default 23: three thresholdings). The 23 px window found
+    nothing the 3 and 13 px ones did not: on the 320 dev and held-back scenes, in full and halved
+    (``vision.marker_scale`` looks in the halved frame) and at 0.5 to 2 times their size, dimmed,
+    lit by a gradient or blurred, the same markers with corners within 0.2 px, in a third less
+    time (BENCHMARKS.md, session 28). A single 13 px window was faster still, but placed the
+    corners of small markers up to 2 px off."""
+
+    def __post_init__(self) -> None:
+        if self.threshold_window_max_px < 3:
+            raise ValueError(f"threshold_window_max_px must be at least 3 pixels, not {self.threshold_window_max_px}")
 
 
 def as_u8(image: object) -> NDArray[np.uint8]:
@@ -125,6 +137,7 @@ def _detector(params: DetectParams) -> cv2.aruco.ArucoDetector:
     detector_params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
     detector_params.cornerRefinementWinSize = params.refine_window_px
     detector_params.errorCorrectionRate = params.error_correction_rate
+    detector_params.adaptiveThreshWinSizeMax = params.threshold_window_max_px
     return cv2.aruco.ArucoDetector(dictionary(), detector_params)
 
 
@@ -200,6 +213,7 @@ def detect_markers_near(
             min_perimeter_rate=0.1,
             refine_window_px=params.refine_window_px,
             error_correction_rate=params.error_correction_rate,
+            threshold_window_max_px=params.threshold_window_max_px,
         ), (x0, y0))
         if marker_id in local:
             found[marker_id] = local[marker_id]

@@ -189,3 +189,40 @@ def test_no_page_edge_runs_through_a_marker(game: str, players: int, paper: str)
         # The marker and its white margin lie whole on one page.
         box = (mx - spec.margin_mm, my - spec.margin_mm, mx + spec.size_mm + spec.margin_mm, my + spec.size_mm + spec.margin_mm)
         assert any(w[0] <= box[0] and box[2] <= w[2] and w[1] <= box[1] and box[3] <= w[3] for w in windows), marker_id
+
+
+@pytest.mark.parametrize("scale", [0.5, 1.0, 2.0])
+@pytest.mark.parametrize("light", ["plain", "dark", "gradient"])
+def test_markers_of_any_size_and_light_are_found_without_the_widest_threshold_window(scale: float, light: str) -> None:
+    """``DetectParams.threshold_window_max_px``: the adaptive threshold at 3 and 13 px (not 23 as
+    well) finds the four corner markers of a held-back scene at half, its own and twice its size
+    (markers about 35 to 160 px), in dim light and under a strong gradient, where they lie, and
+    places their corners as the three windows do."""
+    import json
+
+    from vision.markers import DetectParams
+
+    folder = Path(__file__).resolve().parents[2] / "fixtures" / "scenes" / "test"
+    entry = next(e for e in json.loads((folder / "labels.json").read_text()) if len(e.get("markers", {})) == 4)
+    frame = cv2.imread(str(folder / entry["image"]))
+    frame = cv2.resize(frame, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    if light == "dark":
+        frame = (frame * 0.4).astype(np.uint8)
+    elif light == "gradient":
+        frame = np.clip(frame * np.linspace(0.35, 1.1, frame.shape[1])[None, :, None], 0, 255).astype(np.uint8)
+    found = detect_markers(frame)
+    assert DetectParams().threshold_window_max_px < 23
+    assert sorted(found) == [0, 1, 2, 3]
+    three_windows = detect_markers(frame, params=DetectParams(threshold_window_max_px=23))
+    for marker_id, quad in found.items():
+        truth = np.array(entry["markers"][str(marker_id)]["px"]) * scale
+        assert np.abs(quad - truth).max() < 1.5 * max(1.0, scale)
+        assert np.abs(quad - three_windows[marker_id]).max() < 0.25
+
+
+@pytest.mark.parametrize("window", [2, 0, -5])
+def test_threshold_window_must_be_at_least_3_px(window: int) -> None:
+    from vision.markers import DetectParams
+
+    with pytest.raises(ValueError, match="threshold_window_max_px"):
+        DetectParams(threshold_window_max_px=window)
