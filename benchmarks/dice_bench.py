@@ -405,6 +405,7 @@ OVERRIDES = {
     "doubt_below": "doubt_below",
     "d8_doubt_turns": "d8_doubt_turns",
     "d8_confident_at": "d8_confident_at",
+    "cocked_at": "cocked_at",
 }
 """Command-line options (argparse names) that set a ``DiceParams`` field of their own."""
 
@@ -448,6 +449,7 @@ def main() -> None:
     ap.add_argument("--d8-doubt-turns", type=int,
                     help="override DiceParams.d8_doubt_turns (1: a doubtful d8 face is not read again, as before session 26)")
     ap.add_argument("--d8-confident-at", type=float, help="override DiceParams.d8_confident_at")
+    ap.add_argument("--cocked-at", type=float, help="override DiceParams.cocked_at (1.01: no cocked-die check)")
     ap.add_argument("--no-patch-candidates", action="store_true",
                     help="read no die-sized patches the finder missed (DiceParams.patch_candidates off), as before session 25")
     args = ap.parse_args()
@@ -529,9 +531,9 @@ def main() -> None:
     print("confident reads: " + ", ".join(f"{k} {tallies[k].confident}" for k in sure_keys))
     print("cwr/dice: confident wrong reads (wrong kind or face, or no die) per labelled die; cwr/conf: per confident read")
     print(f"flat dice flagged cocked (all photos): {tallies['all'].flat_flagged_cocked} of {tallies['all'].labels}")
-    if fixture_keys:
-        t = tallies[fixture_keys[0]]
-        print(f"cocked dice reported cocked ({fixture_keys[0]}): {t.cocked_reported} of {t.cocked}; "
+    for k in fixture_keys[:1] + fixture_keys[5:6]:  # the scenes as read, and at their scale
+        t = tallies[k]
+        print(f"cocked dice reported cocked ({k}): {t.cocked_reported} of {t.cocked}; "
               f"flat dice flagged cocked: {t.flat_flagged_cocked} of {t.labels}")
     print(f"\nwrong faces ({len(wrong_notes)}):")
     for n in wrong_notes[:40]:
