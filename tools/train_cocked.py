@@ -27,7 +27,7 @@ examples (the finder reads every picture) can be done once, ``--save-examples FI
 trained from many times, ``--examples FILE.npz``; PyTorch trains on a GPU where it sees one.
 Session 28 (BENCHMARKS.md; none shipped) trained checks on 1,240 procedural scenes drawn on a
 16-core machine with a GPU, 85 Cycles scenes (``--feature cocked_die`` and ``--feature
-touching_dice`` without ``--blender 0``), the photos and, in a second round, 700 more procedural
+touching_dice`` without ``--blender 0``), the photos and, in a second round, 740 more procedural
 scenes with the hard noes marked, for example::
 
     python tools/train_cocked.py --scenes /tmp/ckc --scenes /tmp/tdc --photos ../shared/data/dice-rune55 \\
