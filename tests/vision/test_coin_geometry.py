@@ -55,6 +55,23 @@ def test_a_large_image_is_searched_in_tiles_and_finds_what_one_search_finds(monk
     assert sum(found) >= 0.8 * len(discs), sum(found)
 
 
+def test_a_frame_at_the_tables_scale_is_searched_in_six_tiles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The full 1280x960 frame, searched for coins of 12 to 34 px in radius (the fixture camera's
+    scale), is cut 3 x 2, not 3 x 3: the search's time grows with the count of tiles (each
+    searches its margins again), and a tile this size costs no more for its area."""
+    img, _ = busy_table(1280, 960)
+    shapes: list[tuple[int, int]] = []
+    original = _coin_geometry._hough
+    monkeypatch.setattr(_coin_geometry, "_hough", lambda b, *a: shapes.append(b.shape[:2]) or original(b, *a))
+    tiled = hough_circles(img, 12, 34, 2.0, 100.0, 0.8)
+    assert len(shapes) == 6
+    whole = _hough(cv2.GaussianBlur(img, (5, 5), 1.2), 12, 34, 2.0, 12 * 1.2, 100.0, 0.8)
+    assert len(tiled) == len(whole) > 0
+    for x, y, r in whole:
+        gap = np.hypot(tiled[:, 0] - x, tiled[:, 1] - y)
+        assert gap.min() < 0.5 and abs(tiled[gap.argmin(), 2] - r) < 0.5
+
+
 def test_an_image_near_the_circles_size_is_searched_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tiles pay only where the image is many circles across: the 480 px work image, searched
     for coins up to 72 px in radius, is searched in one piece."""
