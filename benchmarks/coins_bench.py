@@ -232,7 +232,10 @@ def fixture_objects(objects: list[dict]) -> list[dict]:
     return out
 
 
-OVERRIDES = ("model_dir", "coin_doubt", "tilted_anchor", "size_at_edge_middle", "colour_against_white", "colour_search")
+OVERRIDES = (
+    "model_dir", "coin_doubt", "tilted_anchor", "size_at_edge_middle", "colour_against_white", "colour_search",
+    "erase_print",
+)
 """The coin settings this benchmark's command line may change, kept when the live reader's
 settings for a table's scale are used."""
 
@@ -381,6 +384,11 @@ def main() -> int:
         help="leave out the search for coins seen only in colour (CoinParams.colour_search), as before session 25",
     )
     ap.add_argument(
+        "--no-erase-print", action="store_true",
+        help="search circles at a known scale without the table's long thin print painted over first, "
+        "as before session 29 (CoinParams.erase_print off)",
+    )
+    ap.add_argument(
         "--blur", type=float, default=0.0,
         help="blur each rendered scene first (Gaussian sigma in pixels: a camera out of focus); with --only-fixtures",
     )
@@ -397,6 +405,8 @@ def main() -> int:
         params = replace(params, colour_against_white=False)
     if args.no_colour_search:
         params = replace(params, colour_search=False)
+    if args.no_erase_print:
+        params = replace(params, erase_print=False)
     if args.only_validation:
         return validation(args.data, args.validation_scenes or [args.fixtures / "dev"], params)
     if args.only_fixtures:
@@ -435,7 +445,8 @@ def main() -> int:
     # diameters, median, measured as the reader sizes coins), so the true diameter decides the denomination.
     scaled = Tally()
     for e in labels:
-        pairs = [(o, d) for o, d in match(reads[e["image"]], e["objects"]) if d is not None]
+        # Round coins only: a coin reported tilted or on its edge has no radius to size it by.
+        pairs = [(o, d) for o, d in match(reads[e["image"]], e["objects"]) if d is not None and "size_radius_px" in d.extra]
         if not pairs:
             continue
         true_scale = float(np.median([COIN_DIAMETER_MM[o["kind"]] / (2 * d.extra["size_radius_px"]) for o, d in pairs]))
