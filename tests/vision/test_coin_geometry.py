@@ -169,3 +169,20 @@ def test_the_work_image_is_the_frame_reduced_by_area_averaging() -> None:
     little = np.zeros((300, 400, 3), np.uint8)
     same, one = work_image(little, 480)
     assert same is little and one == 1.0
+
+
+def test_the_looked_up_distance_marks_what_the_distance_worked_out_marks() -> None:
+    """``beyond_distance`` (each channel's share looked up) is ``table_distance`` over the
+    threshold, pixel for pixel: patches, and the ellipses fitted to them, are the same."""
+    # Every lightness with every a*, at three b*: pixels as near the threshold as there are
+    # (looked up in 8 bits and rounded, as ``vision.colour_coins.unlike_table`` does, 4 to 28
+    # of each 65,536 differ).
+    lightness, a = np.meshgrid(np.arange(256), np.arange(256), indexing="ij")
+    lab = np.concatenate([np.dstack([lightness, a, np.full_like(a, b)]) for b in (120, 128, 140)]).astype(np.uint8)
+    for table in ([87.0, 102.0, 145.0], [128.5, 128.0, 128.0], [40.2, 150.7, 170.1]):
+        t = np.array(table, np.float32)
+        distance = _coin_geometry.table_distance(lab.astype(np.float32) - t)
+        for threshold in (12.0, 18.0, 25.0):
+            mask = _coin_geometry.beyond_distance(lab, t, threshold)
+            assert mask.dtype == np.uint8 and set(np.unique(mask)) <= {0, 255}
+            assert np.array_equal(mask > 0, distance > threshold)
