@@ -115,13 +115,14 @@ class CoinParams:
     """At a known scale (``circle_size`` set: the search for coins at their size in a large
     image), paint the printed table's long thin marks over in the cloth's grey in the circle
     search's copy of the frame first (``vision.print_erase``): the zones' outlines made most of
-    the search's edges, and so of its time (9.2 -> 5.6 ms on the held-back scenes at the
-    markers' scale, 1.7 ms of it spent painting). Chosen on the dev scenes at their scale (coins
-    found 97.2% -> 97.1%, faces right 93.8% -> 94.0%, wrong 0.6% -> 0.4%) and on 150 fresh
-    procedural scenes (found 96.8% -> 96.9%, faces 95.0% -> 95.4%); the two dev coins lost are
-    pennies as dark as the cloth, one lying on a band whose edge was its rim (BENCHMARKS.md,
-    session 29). In every search, without a scale too, it lost 3 of coins-mmr's 672 coins
-    (close-ups on plain cloth, where there is no print to paint): only at a known scale."""
+    the search's edges, and so of its time (9.9 -> 6.1 ms on the 78 held-back scenes whose
+    markers give the scale, and 1.5 ms to paint: a frame read 2.4 ms sooner). Chosen on the dev
+    scenes at their scale (coins found 97.2% -> 97.1%, faces right 93.8% -> 94.0%, wrong 0.6% ->
+    0.4%), 150 fresh procedural scenes (found 96.8% -> 96.9%, faces 95.0% -> 95.4%) and 100
+    fresh Cycles ones (found 97.9% both, faces 92.2% both); the two dev coins lost are pennies
+    as dark as the cloth, one lying on a band whose edge was its rim (BENCHMARKS.md, session
+    29). In every search, without a scale too, it lost 3 of coins-mmr's 672 coins (close-ups on
+    plain cloth, where there is no print to paint): only at a known scale."""
     refine: bool = True
     """Fit each circle to the coin's outer edge at full resolution (sizes matter)."""
     refine_radius: int = 40
