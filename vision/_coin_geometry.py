@@ -82,7 +82,7 @@ tiles, 10 makes it 3 x 2, the same circles for 9.2 ms instead of 10.5 (18.1 sear
 the fine search's images (778 px, radii 7 to 17) 3 x 2 instead of 3 x 3, 4.1 ms instead of 4.6
 (7.2 whole); the calibrated search's (1024 px, radii 10 to 28) stay 3 x 2, 6.8 ms (10.7 whole).
 Session 29, 50 held-back scenes, one core; ``read_table`` read all 656 dev, held-back, coins-mmr
-and dice-rune55 images object for object as with 9. At 14 (2 x 1 tiles) a frame took 14 ms."""
+and dice-rune55 images object for object as with 9. Cut 2 x 1, a frame took 14 ms."""
 
 
 def hough_circles(
