@@ -4,6 +4,7 @@ Usage::
 
     .venv/bin/python benchmarks/read_bench.py [--scenes fixtures/scenes/test] [--passes 3] [--coin-model-dir DIR]
     .venv/bin/python benchmarks/read_bench.py --scenes ../shared/data/coins-mmr --fit 1280x960
+    .venv/bin/python benchmarks/read_bench.py --steps
 
 Reads every scene of the rendered held-back test part (1280x960, up to 20 objects: coins,
 dice, a hand now and then) with OpenCV limited to one thread, four ways: with no calibration
@@ -17,12 +18,15 @@ edges repeated to fill the rest. Prints the median and 90th percentile milliseco
 as CPU time of this process (wall time on a shared machine swings with its neighbours) and as
 wall time, and how many of the flat, whole coins and dice the reads found (a fast read that
 misses coins is no answer). The target is a median of 30 ms or less, so that a Pi 5 reads
-several frames a second.
+several frames a second. ``--steps`` instead times each step of the read as ``referee read``
+reads (each step's function timed where the read calls it) and prints their medians and means
+a frame, a step's own steps indented under it: where the time goes.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import time
@@ -142,6 +146,68 @@ def time_reads(
     return cpu, wall, tally
 
 
+STEPS: tuple[tuple[int, str, str, str], ...] = (
+    (0, "vision.read", "marker_scale", "markers (marker_scale)"),
+    (0, "vision.read", "printed_white", "the printed white"),
+    (0, "vision.read", "find_coins", "coins (find_coins)"),
+    (1, "vision.coins", "frame_views", "reduced frame"),
+    (1, "vision.coins", "find_coin_circles", "circle search"),
+    (2, "vision.coins", "erase_print", "print painted over"),
+    (2, "vision.coins", "hough_circles", "the transform"),
+    (2, "vision.coins", "_checked_circles", "circles fitted to their edges"),
+    (1, "vision.coins", "_coins_seen_by_colour", "coins seen only in colour"),
+    (1, "vision.coins", "appearance", "appearance network"),
+    (1, "vision.coins", "tilted_coins", "tilted coins"),
+    (1, "vision.coins", "coins_on_edge", "coins on edge"),
+    (0, "vision.dice", "find_dice", "dice (find_dice)"),
+    (1, "vision.dice", "finder_blob", "finder's input"),
+    (1, "vision.dice", "die_patches", "die-sized patches"),
+    (1, "vision.dice", "_read_boxes", "reader crops"),
+    (1, "vision.dice", "_look_closer_at_doubtful", "closer look at doubtful reads"),
+    (1, "vision.dice", "_d8_reads", "d8 faces"),
+    (1, "vision.dice", "_cocked_check", "cocked-die check"),
+)
+"""(depth, module, function, label) of the steps ``--steps`` times: each function is timed under
+the name the read calls it by (a module's own, or the one it imported it as)."""
+
+
+def time_steps(scenes: list[Scene], passes: int) -> list[tuple[int, str, list[float]]]:
+    """(depth, label, ms a frame) of each of :data:`STEPS` and of the whole read, over ``passes``
+    reads of each scene as ``referee read`` reads it (CPU time; a step called twice in a frame
+    counts both)."""
+    spent: dict[str, float] = {}
+    originals = []
+    for _depth, module_name, name, label in STEPS:
+        module = importlib.import_module(module_name)
+        original = getattr(module, name)
+        originals.append((module, name, original))
+
+        def timed(*args: Any, _f: Callable[..., Any] = original, _label: str = label, **kwargs: Any) -> Any:
+            c0 = time.process_time()
+            try:
+                return _f(*args, **kwargs)
+            finally:
+                spent[_label] = spent.get(_label, 0.0) + 1000.0 * (time.process_time() - c0)
+
+        setattr(module, name, timed)
+    per_step: dict[str, list[float]] = {label: [] for *_, label in STEPS}
+    whole: list[float] = []
+    try:
+        read_table(scenes[0][1])  # load the models before timing
+        for _ in range(passes):
+            for _name, frame, _labels in scenes:
+                spent.clear()
+                c0 = time.process_time()
+                read_table(frame)
+                whole.append(1000.0 * (time.process_time() - c0))
+                for label in per_step:
+                    per_step[label].append(spent.get(label, 0.0))
+    finally:
+        for module, name, original in originals:
+            setattr(module, name, original)
+    return [(0, "the whole read", whole)] + [(depth, label, per_step[label]) for depth, _, _, label in STEPS]
+
+
 def main(argv: list[str] | None = None) -> int:
     """Time the four kinds of read and print their figures."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -149,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--passes", type=int, default=3, help="times each scene is read")
     ap.add_argument("--coin-model-dir", type=Path, help="another coin model to time (default: the shipped one)")
     ap.add_argument("--fit", metavar="WxH", help="fit each photo into a frame of this size first (e.g. 1280x960), unstretched")
+    ap.add_argument("--steps", action="store_true", help="time each step of the read as referee read reads (see STEPS)")
     args = ap.parse_args(argv)
     if args.passes < 1:
         ap.error("--passes must be at least 1")
@@ -177,6 +244,12 @@ def main(argv: list[str] | None = None) -> int:
         f"up to {max(len(labels.get('objects', [])) for _, _, labels in scenes)} objects; "
         f"{args.passes} passes, one thread"
     )
+
+    if args.steps:
+        print("each step's CPU ms a frame, median and mean (a step's own steps indented under it):")
+        for depth, label, ms in time_steps(scenes, args.passes):
+            print(f"{'  ' * depth}{label}: median {np.median(ms):.2f}, mean {np.mean(ms):.2f}")
+        return 0
 
     def at_scale(frame: np.ndarray, labels: dict[str, Any]) -> ReadParams:
         """As the live referee reads its calibrated table: coins searched at their size."""

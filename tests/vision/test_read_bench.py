@@ -99,3 +99,22 @@ def test_a_bad_fit_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str], 
     with pytest.raises(SystemExit):
         main(["--scenes", str(folder), "--fit", fit])
     assert "--fit" in capsys.readouterr().err
+
+
+def test_steps_say_where_a_reads_time_goes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--steps``: each step of the read, its own steps indented under it, timed where the read
+    calls it; a step takes no longer than the read it is part of, and the read's functions are
+    put back afterwards."""
+    import vision.coins
+    import vision.read
+
+    before = (vision.read.find_coins, vision.coins.hough_circles)
+    folder = two_scenes(tmp_path)
+    assert main(["--scenes", str(folder), "--passes", "1", "--steps"]) == 0
+    assert (vision.read.find_coins, vision.coins.hough_circles) == before
+    rows = [row for row in capsys.readouterr().out.splitlines() if ": median " in row]
+    ms = {row.strip().split(":")[0]: float(row.split("median ")[1].split(",")[0]) for row in rows}
+    assert {"the whole read", "coins (find_coins)", "the transform", "reader crops", "dice (find_dice)"} <= set(ms)
+    assert any(row.startswith("    the transform") for row in rows)
+    assert 0 < ms["the transform"] <= ms["circle search"] <= ms["coins (find_coins)"] < ms["the whole read"]
+    assert 0 < ms["reader crops"] <= ms["dice (find_dice)"] < ms["the whole read"]
