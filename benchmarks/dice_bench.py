@@ -406,6 +406,7 @@ OVERRIDES = {
     "d8_doubt_turns": "d8_doubt_turns",
     "d8_confident_at": "d8_confident_at",
     "cocked_at": "cocked_at",
+    "cocked_doubt": "cocked_doubt",
 }
 """Command-line options (argparse names) that set a ``DiceParams`` field of their own."""
 
@@ -450,6 +451,8 @@ def main() -> None:
                     help="override DiceParams.d8_doubt_turns (1: a doubtful d8 face is not read again, as before session 26)")
     ap.add_argument("--d8-confident-at", type=float, help="override DiceParams.d8_confident_at")
     ap.add_argument("--cocked-at", type=float, help="override DiceParams.cocked_at (1.01: no cocked-die check)")
+    ap.add_argument("--cocked-doubt", type=float,
+                    help="override DiceParams.cocked_doubt (1.01: a read the check half believes cocked may be sure, as before session 29)")
     ap.add_argument("--no-patch-candidates", action="store_true",
                     help="read no die-sized patches the finder missed (DiceParams.patch_candidates off), as before session 25")
     args = ap.parse_args()

@@ -202,6 +202,16 @@ class DiceParams:
     held-back scenes' scale 215 reads are sure at this (one wrong: a cocked die read as a 5),
     against 47 at ``confident_at``; the dice games need 1, 0 and 1 answers instead of 4, 8 and 7
     (BENCHMARKS.md, session 23)."""
+    cocked_doubt: float = 0.7
+    """A read not sure by the photos' threshold (``confident_at``) whose die the cocked-die check
+    finds cocked with at least this probability, but under ``cocked_at``, keeps its face but is
+    never sure (the players confirm it): on a known table such a read may still be sure by
+    ``confident_at_table``, and a die leaning on another shows a face too. Chosen on the dev
+    scenes and 250 fresh scenes at their scale (BENCHMARKS.md, session 29): at 0.5 / 0.7 / 0.9
+    the sure reads wrong 4 -> 2 / 2 / 3 of 1,289 (dev 613, fresh Cycles 259, fresh procedural
+    417), sure reads 17 / 10 / 6 fewer; the two left at 0.7 are a die leaning on another that
+    the check scores 0.35 and a second box on a flat die, on its side face. The live fixture
+    games' sure reads are the same. 1.01 turns it off."""
     cocked_at: float = 0.98
     """An unsure read whose die the cocked-die check (``vision.cocked``, when the model folder
     has it) finds cocked with at least this probability is flagged ``cocked`` (no value, no
@@ -623,6 +633,8 @@ def _find_dice(
         if not flags and pc >= params.cocked_at and not strictly_sure[i]:
             flags = ("cocked",)  # a read not surely a face that the cocked-die check finds cocked
             readable = False
+        elif not flags and pc >= params.cocked_doubt and not strictly_sure[i]:
+            conf = min(conf, CONFIDENT * read_prob)  # the die may be cocked: its face is not sure
         if score < sure_from:
             conf = min(conf, CONFIDENT * read_prob)  # seen only at a scale guessed from the dice
         if flags and not (readable and conf >= CONFIDENT):

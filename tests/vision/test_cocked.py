@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from tests.fixtures_support import detection_at
+from vision._coin_split import rendered_scale
 from vision.cocked import COCKED_MODEL, CONTEXT, CROP_SIDE, cocked_net, cocked_patches, cocked_probability
 from vision.dice import CONFIDENT, MODEL_DIR, DiceParams, find_dice
 
@@ -98,3 +99,21 @@ def test_a_model_description_that_is_not_what_training_writes_is_named(tmp_path:
     (tmp_path / "dice_cocked.json").write_text('{"crop_side": 4, "context": 2}')
     with pytest.raises(ValueError, match="crop_side must be at least 8"):
         cocked_net(tmp_path)
+
+
+def test_a_read_the_check_half_believes_cocked_keeps_its_face_but_is_not_sure() -> None:
+    """``cocked_doubt``: on a known table a die's face read sure by the table's threshold, but
+    not the photos', whose die the check finds 0.92 likely cocked (under ``cocked_at``), keeps
+    its face and is not sure: the players confirm it (dev_0132's 2, a validation scene)."""
+    frame, dice = _dev("dev_0132.jpg")
+    labels = {e["image"]: e for e in json.loads((DEV_SCENES / "labels.json").read_text())}
+    scale = rendered_scale(labels["dev_0132.jpg"])
+    # The 2 beside the partly hidden 3 (the other 2 lies apart).
+    box = [o["bbox"] for o in dice if o["value"] == 2 and abs(o["bbox"][0] - 385) < 5][0]
+    off = replace(DiceParams(), cocked_doubt=1.01)
+    before = detection_at(find_dice(frame, off, mm_per_px=scale, table=True), box)
+    after = detection_at(find_dice(frame, DiceParams(), mm_per_px=scale, table=True), box)
+    assert before is not None and after is not None
+    assert before.value == after.value == 2 and before.confidence >= CONFIDENT
+    assert 0.7 <= after.extra["p_cocked"] < DiceParams().cocked_at
+    assert 0.0 < after.confidence < CONFIDENT and not after.flags
