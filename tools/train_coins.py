@@ -39,7 +39,10 @@ command above with ``--seed 22``, ``--seed 23`` and ``--seed 22 --copies 48`` (i
 ``coin_face.json`` lists them), then ``--calibrate-only`` on the joined model with the same
 three ``--fixtures``. ``--teacher DIR`` trains one model to match a joined model's outputs
 as well as the labels (knowledge distillation); tried in session 9, the students read no
-more validation faces than a single model. ``--cocked-unsure`` teaches the rendered coins cocked
+more validation faces than a single model. ``--mirror 0.5`` shows half the copies mirrored (a
+mirrored face is the same face); tried in session 30 on the three members' recipes, the best
+pair read more validation and rendered faces but three real held-out faces surely wrong instead
+of one, only at a fitted temperature of 0.61 (BENCHMARKS.md). ``--cocked-unsure`` teaches the rendered coins cocked
 against something with an even face; tried in session 9, one fewer of 11 cocked validation
 coins read surely, and 2.5 to 10 points fewer rendered faces right (BENCHMARKS.md).
 
@@ -219,8 +222,16 @@ def augment_batch(
     photos: list[tuple[np.ndarray, list[tuple[float, float, float, int, int]]]],
     copies: int,
     rng: np.random.Generator,
+    mirror: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``copies`` randomly altered polar images of every coin, with kind and face labels."""
+    """``copies`` randomly altered polar images of every coin, with kind and face labels.
+
+    With ``mirror``, that share of the copies is seen mirrored (the polar image's angles run
+    backwards): a mirrored face is still the same face, and a design facing the other way
+    (the Washington quarter's portrait faces right from 2022 on, left before) is one the
+    model has then seen. No random number is drawn for it when ``mirror`` is 0, so models
+    trained without it are made again exactly.
+    """
     xs, kinds, faces = [], [], []
     for img, coins in photos:
         for cx, cy, r, kind, face in coins:
@@ -266,7 +277,11 @@ def augment_batch(
                 dx, dy = polar_grid(N_RADII, N_ANGLES, PAD, INNER, OUTER)
                 c, s = np.cos(rot), np.sin(rot)
                 grid = ((c * dx - s * dy).astype(np.float32), (s * dx + c * dy).astype(np.float32))
-                xs.append(polar_samples(g8, [(ccx, ccy, rr)], grid, BASE_RADIUS, NORMALISE)[0])
+                sample = polar_samples(g8, [(ccx, ccy, rr)], grid, BASE_RADIUS, NORMALISE)[0]
+                if mirror > 0 and rng.random() < mirror:
+                    # Angles reversed: the coin mirrored (the circular padding stays consistent).
+                    sample = np.ascontiguousarray(sample[:, ::-1])
+                xs.append(sample)
                 kinds.append(kind)
                 faces.append(face)
     return np.stack(xs), np.array(kinds), np.array(faces)
@@ -440,6 +455,10 @@ def main() -> int:
         help="teach the rendered coins cocked against something with an even face (unsure), not leave them out",
     )
     ap.add_argument("--cocked-weight", type=float, default=8.0, help="weight of each cocked coin against a read face")
+    ap.add_argument(
+        "--mirror", type=float, default=0.0,
+        help="share of the altered copies seen mirrored (a mirrored face is the same face; 0: none)",
+    )
     ap.add_argument("--teacher-weight", type=float, default=0.7, help="share of the loss taken by the teacher's outputs")
     args = ap.parse_args()
     if args.fixtures is None:
@@ -490,12 +509,12 @@ def main() -> int:
     steps = 0
     for epoch in range(args.epochs):
         t0 = time.time()
-        x, k, f = augment_batch(train, args.copies, rng)
+        x, k, f = augment_batch(train, args.copies, rng, args.mirror)
         if rendered_train:
-            rx, rk, rf = augment_batch(rendered_train, args.fixture_copies, rng)
+            rx, rk, rf = augment_batch(rendered_train, args.fixture_copies, rng, args.mirror)
             x, k, f = np.concatenate([x, rx]), np.concatenate([k, rk]), np.concatenate([f, rf])
         if negatives:
-            nx, nk, nf = augment_batch(negatives, args.negative_copies or max(1, args.copies // 4), rng)
+            nx, nk, nf = augment_batch(negatives, args.negative_copies or max(1, args.copies // 4), rng, args.mirror)
             x, k, f = np.concatenate([x, nx]), np.concatenate([k, nk]), np.concatenate([f, nf])
         order = rng.permutation(len(x))
         if teacher is not None:
@@ -580,6 +599,7 @@ def main() -> int:
         "seed": args.seed,
         "command": " ".join(["python tools/train_coins.py", *sys.argv[1:]]),
         **({"teacher": str(args.teacher), "teacher_weight": args.teacher_weight} if args.teacher else {}),
+        **({"mirror": args.mirror} if args.mirror else {}),
         **({"cocked_unsure": True, "cocked_weight": args.cocked_weight} if args.cocked_unsure else {}),
     }
     (args.out / "coin_face.json").write_text(json.dumps(meta, indent=1) + "\n")

@@ -186,3 +186,35 @@ def test_the_looked_up_distance_marks_what_the_distance_worked_out_marks() -> No
             mask = _coin_geometry.beyond_distance(lab, t, threshold)
             assert mask.dtype == np.uint8 and set(np.unique(mask)) <= {0, 255}
             assert np.array_equal(mask > 0, distance > threshold)
+
+
+def test_a_polar_image_read_backwards_is_the_coin_mirrored() -> None:
+    """``tools/train_coins.py --mirror`` teaches mirrored coins (a face mirrored is the same
+    face: the Washington quarter's portrait faces right from 2022 on, left before) by reversing
+    the polar image's angles. That must be the polar image of the mirrored coin, up to a turn
+    (and the half step between sampled angles), padding included, and unlike any turn of the
+    coin unmirrored."""
+    from vision._coin_geometry import polar_grid, polar_samples
+
+    img = np.full((120, 120), 90, np.uint8)
+    cv2.circle(img, (60, 60), 40, 170, -1, cv2.LINE_AA)
+    # A design with a handedness: an L and a dot, which no turn maps onto its mirror image.
+    cv2.line(img, (45, 35), (45, 80), 30, 6)
+    cv2.line(img, (45, 80), (70, 80), 30, 6)
+    cv2.circle(img, (78, 45), 6, 240, -1)
+    n_angles, pad = 64, 8
+    grid = polar_grid(16, n_angles, pad, 0.0, 0.97)
+    polar = polar_samples(img, [(60.0, 60.0, 40.0)], grid, 24, "zscore")[0]
+    mirrored = polar_samples(cv2.flip(img, 1), [(59.0, 60.0, 40.0)], grid, 24, "zscore")[0]
+    backwards = polar[:, ::-1]
+
+    def nearest_turn(a: np.ndarray, b: np.ndarray) -> float:
+        """The least mean difference between ``a`` turned by any whole step and ``b`` (cores only)."""
+        core_a, core_b = a[:, pad:-pad], b[:, pad:-pad]
+        return min(float(np.abs(np.roll(core_a, k, axis=1) - core_b).mean()) for k in range(n_angles))
+
+    assert nearest_turn(backwards, mirrored) < 0.25
+    assert nearest_turn(backwards, mirrored) < 0.5 * nearest_turn(polar, mirrored)
+    # The padding still wraps round the reversed angles.
+    assert np.array_equal(backwards[:, :pad], backwards[:, n_angles : n_angles + pad])
+    assert np.array_equal(backwards[:, -pad:], backwards[:, pad : 2 * pad])
