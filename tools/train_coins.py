@@ -227,11 +227,15 @@ def augment_batch(
     """``copies`` randomly altered polar images of every coin, with kind and face labels.
 
     With ``mirror``, that share of the copies is seen mirrored (the polar image's angles run
-    backwards): a mirrored face is still the same face, and a design facing the other way
-    (the Washington quarter's portrait faces right from 2022 on, left before) is one the
-    model has then seen. No random number is drawn for it when ``mirror`` is 0, so models
-    trained without it are made again exactly.
+    backwards): a mirrored face is still the same face (tried in session 30 for the Washington
+    quarter, whose portrait faces right from 2022 on and left before: BENCHMARKS.md). No
+    random number is drawn for it when ``mirror`` is 0, so models trained without it are
+    made again exactly.
+
+    :raises ValueError: for a ``mirror`` share outside 0 to 1.
     """
+    if not 0.0 <= mirror <= 1.0:
+        raise ValueError(f"mirror must be a share from 0 to 1, got {mirror!r}")
     xs, kinds, faces = [], [], []
     for img, coins in photos:
         for cx, cy, r, kind, face in coins:
@@ -461,6 +465,8 @@ def main() -> int:
     )
     ap.add_argument("--teacher-weight", type=float, default=0.7, help="share of the loss taken by the teacher's outputs")
     args = ap.parse_args()
+    if not 0.0 <= args.mirror <= 1.0:
+        ap.error(f"--mirror must be a share from 0 to 1, got {args.mirror}")
     if args.fixtures is None:
         args.fixtures = [Path("fixtures/scenes/dev")]
     args.fixtures = [f for f in args.fixtures if str(f) not in ("", ".")]

@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 
 from vision import _coin_geometry
-from vision._coin_geometry import TILE_OVER_MARGIN, _hough, _spans, hough_circles, work_image
+from vision._coin_geometry import (
+    TILE_OVER_MARGIN,
+    _hough,
+    _spans,
+    hough_circles,
+    polar_grid,
+    polar_samples,
+    work_image,
+)
 
 
 def busy_table(w: int = 1000, h: int = 760, seed: int = 3) -> tuple[np.ndarray, list[tuple[int, int, int]]]:
@@ -194,8 +202,6 @@ def test_a_polar_image_read_backwards_is_the_coin_mirrored() -> None:
     the polar image's angles. That must be the polar image of the mirrored coin, up to a turn
     (and the half step between sampled angles), padding included, and unlike any turn of the
     coin unmirrored."""
-    from vision._coin_geometry import polar_grid, polar_samples
-
     img = np.full((120, 120), 90, np.uint8)
     cv2.circle(img, (60, 60), 40, 170, -1, cv2.LINE_AA)
     # A design with a handedness: an L and a dot, which no turn maps onto its mirror image.
