@@ -1,4 +1,5 @@
-"""Tests for vision._coin_geometry's circle search: a large image searched tile by tile."""
+"""Tests for vision._coin_geometry: the circle search tile by tile, circles fitted to edges, the
+work image, the colour distance looked up, and polar images read backwards (mirrored coins)."""
 
 from __future__ import annotations
 
