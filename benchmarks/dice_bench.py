@@ -395,6 +395,7 @@ def game_enrolment(games: Path, params: DiceParams) -> None:
 OVERRIDES = {
     "model_dir": "model_dir",
     "confident_at": "confident_at",
+    "confident_at_table": "confident_at_table",
     "coarse_min_side": "coarse_min_side",
     "turns": "reader_turns",
     "unsure_not_die": "unsure_not_die",
@@ -436,6 +437,7 @@ def main() -> None:
     ap.add_argument("--long-sides", help="override DiceParams.det_long_sides, e.g. 512,192")
     ap.add_argument("--model-dir", type=Path, help="measure the dice models in this folder (default: the shipped ones)")
     ap.add_argument("--confident-at", type=float, help="override DiceParams.confident_at")
+    ap.add_argument("--confident-at-table", type=float, help="override DiceParams.confident_at_table")
     ap.add_argument("--coarse-min-side", type=float, help="override DiceParams.coarse_min_side")
     ap.add_argument("--wider-look", type=float, help="override DiceParams.wider_look (1: off)")
     ap.add_argument("--wider-look-read", type=float, help="override DiceParams.wider_look_read")

@@ -129,6 +129,24 @@ card negatives lost as much (82.2%) and took printed marks for dice (dev precisi
 loss is a fine-tuning on too little data, not the negatives. Neither was shipped; a full training
 with them (the session 14 recipe, ``--negatives``) is a GPU session's work.
 
+A reader of another shape learns from the shipped one as well as from the labels with
+``--teacher vision/models/dice_reader.onnx`` (its outputs softened at ``DISTIL_T``, weighed
+``--teacher-weight`` against the labels): ``--reader-arch separable`` (``SeparableReader``, every
+convolution after the first depthwise-separable) reads a crop in about a quarter of the full
+reader's time on one core. Session 31 trained two on one H200 with 16 cores (BENCHMARKS.md; not
+shipped: they read 6 to 7 points fewer of dice-rune55's dice right), the photos' trained part and
+858 hard negatives (``--mine-negatives negs.json --mine-every-candidate --fixtures
+fixtures/scenes/dev``) carried, six folders of 40 procedural scenes drawn there (``python -m
+tools.fixturegen --scenes --split train --feature d8_dice --feature cocked_die --limit 40 --blender
+0 --seed 310S --out /tmp/pS --work /tmp/wS``, S 1 to 6)::
+
+    python tools/train_dice.py --only reader --photo-repeat 2 --fixtures fixtures/scenes/dev \
+        --fixtures fixtures/scenes/dev $FX --workers 15 --time-limit 330 --reader-steps 1000000 \
+        --reader-batch 128 --synth-share 0.08 --synth-reuse 16 --crop-size 40 --crop-scale 1.3 \
+        --box-scale 0.93 --negatives negs.json --negative-share 0.05 --reader-arch separable \
+        --teacher vision/models/dice_reader.onnx --lr 3e-3 --seed 311 --out /tmp/ds16
+    (the same with --time-limit 230 --seed 312 --reader-width 24 --out /tmp/ds24)
+
 After each training, ``benchmarks/dice_bench.py --fit-temperature`` and ``--fit-confident``
 fit ``DiceParams.temperature`` and ``DiceParams.confident_at``. Trainings with a 32 px crop and
 one convolution per stage (the earlier reader), or without the rendered scenes, read fewer
@@ -586,20 +604,22 @@ class Finder(nn.Module):  # type: ignore[misc]
 class Reader(nn.Module):  # type: ignore[misc]
     """A ``crop`` x ``crop`` die crop to 7 logits: three stages of two 3x3 convolutions
     (``width``, 2 x ``width``, 4 x ``width`` channels), each halving the crop, then a small
-    dense head that still knows where on the face each pip is."""
+    dense head that still knows where on the face each pip is. With ``separable`` every
+    convolution after the first is depthwise-separable (see :class:`SeparableReader`)."""
 
-    def __init__(self, width: int = 16, crop: int = 32, classes: int = NUM_READ_CLASSES) -> None:
+    def __init__(self, width: int = 16, crop: int = 32, classes: int = NUM_READ_CLASSES, separable: bool = False) -> None:
         super().__init__()
         w = width
+        block = _ds if separable else _cbr
         self.f = nn.Sequential(
             _cbr(3, w),
-            _cbr(w, w),
+            block(w, w),
             nn.MaxPool2d(2),
-            _cbr(w, 2 * w),
-            _cbr(2 * w, 2 * w),
+            block(w, 2 * w),
+            block(2 * w, 2 * w),
             nn.MaxPool2d(2),
-            _cbr(2 * w, 4 * w),
-            _cbr(4 * w, 4 * w),
+            block(2 * w, 4 * w),
+            block(4 * w, 4 * w),
             nn.MaxPool2d(2),
             nn.Flatten(),
             nn.Dropout(0.2),
@@ -610,6 +630,38 @@ class Reader(nn.Module):  # type: ignore[misc]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.f(x)
+
+
+class SeparableReader(Reader):
+    """The reader's shape with every convolution after the first depthwise-separable: about a
+    quarter of the full reader's time a crop on one core, for a network that learns from the
+    full reader (``--teacher``) as well as from the labels."""
+
+    def __init__(self, width: int = 16, crop: int = 40, classes: int = NUM_READ_CLASSES) -> None:
+        super().__init__(width, crop, classes, separable=True)
+
+
+READER_ARCHS = {"full": Reader, "separable": SeparableReader}
+"""The reader's shapes, by ``--reader-arch``."""
+
+DISTIL_T = 2.0
+"""Softmax temperature at which a student reader learns its teacher's outputs (Hinton et al., 2015)."""
+
+
+def distillation_loss(student: torch.Tensor, teacher: torch.Tensor) -> torch.Tensor:
+    """How far the student's softened outputs are from the teacher's (KL divergence, scaled by
+    the temperature squared so that its gradients weigh as the labels' do)."""
+    return F.kl_div(
+        F.log_softmax(student / DISTIL_T, dim=1), F.log_softmax(teacher / DISTIL_T, dim=1),
+        reduction="batchmean", log_target=True,
+    ) * DISTIL_T**2
+
+
+def load_teacher(path: Path, width: int, crop: int, classes: int, dev: torch.device) -> nn.Module:
+    """The full reader of ``path`` (an exported ``dice_reader.onnx`` of ``width`` channels), in eval mode."""
+    teacher = Reader(width, crop, classes)
+    load_onnx_weights(teacher, path)
+    return teacher.to(dev).eval()
 
 
 def load_onnx_weights(model: nn.Module, path: Path) -> None:
@@ -872,6 +924,12 @@ def main() -> None:
     ap.add_argument("--crop-scale", type=float, default=dice_net.CROP_SCALE,
                     help="reader crop side over the die box side (vision._dice_net.CROP_SCALE must then match)")
     ap.add_argument("--reader-width", type=int, default=16, help="channels of the reader's first stage")
+    ap.add_argument("--reader-arch", choices=sorted(READER_ARCHS), default="full",
+                    help="the reader's shape: full 3x3 convolutions, or separable ones after the first")
+    ap.add_argument("--teacher", type=Path, metavar="READER_ONNX",
+                    help="a full reader (an exported dice_reader.onnx, --teacher-width channels) whose softened outputs the reader learns too")
+    ap.add_argument("--teacher-width", type=int, default=16, help="channels of the teacher's first stage")
+    ap.add_argument("--teacher-weight", type=float, default=0.7, help="share of the loss taken by the teacher's outputs")
     ap.add_argument("--box-scale", type=float, default=1.0,
                     help="reader crops are cut around this share of each labelled box, as the finder boxes "
                          "dice at run time (0.867: its median box over the labelled one on the trained photos "
@@ -951,6 +1009,10 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
 
     steps_done: dict[str, int] = {}
+    teacher = None
+    if args.teacher is not None:
+        teacher = load_teacher(args.teacher, args.teacher_width, args.crop_size, args.classes, dev)
+        print("learning from the teacher", args.teacher, f"(weight {args.teacher_weight})", flush=True)
 
     def loop(model: nn.Module, fn, steps: int, bs: int, lossf, name: str) -> None:  # type: ignore[no-untyped-def]
         from_onnx = args.init is not None and args.init.suffix == ".onnx"
@@ -996,7 +1058,13 @@ def main() -> None:
             for group in opt.param_groups:
                 group["lr"], group["betas"] = lr, (beta1, group["betas"][1])
             x, y = x.to(dev, non_blocking=True), y.to(dev, non_blocking=True)
-            loss = lossf(model(x), y)
+            out = model(x)
+            loss = lossf(out, y)
+            if teacher is not None and name == "reader":
+                with torch.no_grad():
+                    taught = teacher(x)
+                w = args.teacher_weight
+                loss = (1.0 - w) * loss + w * distillation_loss(out, taught)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -1015,7 +1083,7 @@ def main() -> None:
         jobs.append((finder, "dice_finder.onnx", (1, 3, 384, 512)))
     elif args.average:
         # No training: the weight average of readers fine-tuned from one starting point.
-        reader = Reader(args.reader_width, args.crop_size, args.classes)
+        reader = READER_ARCHS[args.reader_arch](args.reader_width, args.crop_size, args.classes)
         reader.load_state_dict(average_weights([torch.load(p) for p in args.average]))
         jobs.append((reader, "dice_reader.onnx", (1, 3, args.crop_size, args.crop_size)))
     if args.only in (None, "finder") and not args.average:
@@ -1023,7 +1091,7 @@ def main() -> None:
         loop(finder, finder_sample, args.finder_steps, args.finder_batch, finder_loss, "finder")
         jobs.append((finder, "dice_finder.onnx", (1, 3, 384, 512)))
     if args.only in (None, "reader") and not args.average:
-        reader = Reader(args.reader_width, args.crop_size, args.classes)
+        reader = READER_ARCHS[args.reader_arch](args.reader_width, args.crop_size, args.classes)
         loop(reader, reader_sample, args.reader_steps, args.reader_batch,
              lambda p, y: F.cross_entropy(p, y, label_smoothing=0.02), "reader")
         jobs.append((reader, "dice_reader.onnx", (1, 3, args.crop_size, args.crop_size)))
@@ -1039,12 +1107,14 @@ def main() -> None:
         print("wrote", args.out / name, (args.out / name).stat().st_size, "bytes", flush=True)
         if name.startswith("dice_reader"):
             meta = {"crop_size": args.crop_size, "crop_scale": args.crop_scale, "width": args.reader_width,
+                    "arch": args.reader_arch, "teacher": str(args.teacher) if args.teacher else None,
+                    "teacher_weight": args.teacher_weight if args.teacher else None,
                     "steps": steps_done.get("reader", args.reader_steps), "seed": args.seed, "classes": args.classes, "box_scale": args.box_scale,
                     "lr": args.lr, "time_limit": args.time_limit, "synth_reuse": args.synth_reuse,
                     "negatives": str(args.negatives) if args.negatives else None, "fixtures": [str(f) for f in args.fixtures], "cache": [str(c) for c in args.cache]}
             if args.average:
                 meta = {"crop_size": args.crop_size, "crop_scale": args.crop_scale, "width": args.reader_width,
-                        "classes": args.classes, "average_of": [str(p) for p in args.average]}
+                        "arch": args.reader_arch, "classes": args.classes, "average_of": [str(p) for p in args.average]}
             (args.out / "dice_reader.json").write_text(json.dumps(meta, indent=1) + "\n")
 
 
