@@ -147,6 +147,10 @@ tools.fixturegen --scenes --split train --feature d8_dice --feature cocked_die -
         --teacher vision/models/dice_reader.onnx --lr 3e-3 --seed 311 --out /tmp/ds16
     (the same with --time-limit 230 --seed 312 --reader-width 24 --out /tmp/ds24)
 
+``--prune-teacher`` starts a full reader of ``--reader-width`` channels from the teacher's most
+active channels (``prune_reader``) instead of afresh; session 31's two, of 8 channels, learned
+on this project's CPU from cached crops (commands in BENCHMARKS.md) and read no better.
+
 After each training, ``benchmarks/dice_bench.py --fit-temperature`` and ``--fit-confident``
 fit ``DiceParams.temperature`` and ``DiceParams.confident_at``. Trainings with a 32 px crop and
 one convolution per stage (the earlier reader), or without the rendered scenes, read fewer
@@ -637,7 +641,7 @@ class SeparableReader(Reader):
     quarter of the full reader's time a crop on one core, for a network that learns from the
     full reader (``--teacher``) as well as from the labels."""
 
-    def __init__(self, width: int = 16, crop: int = 40, classes: int = NUM_READ_CLASSES) -> None:
+    def __init__(self, width: int = 16, crop: int = 32, classes: int = NUM_READ_CLASSES) -> None:
         super().__init__(width, crop, classes, separable=True)
 
 
@@ -657,11 +661,46 @@ def distillation_loss(student: torch.Tensor, teacher: torch.Tensor) -> torch.Ten
     ) * DISTIL_T**2
 
 
-def load_teacher(path: Path, width: int, crop: int, classes: int, dev: torch.device) -> nn.Module:
+def load_teacher(path: Path, width: int, crop: int, classes: int, dev: torch.device) -> Reader:
     """The full reader of ``path`` (an exported ``dice_reader.onnx`` of ``width`` channels), in eval mode."""
     teacher = Reader(width, crop, classes)
     load_onnx_weights(teacher, path)
     return teacher.to(dev).eval()
+
+
+def prune_reader(teacher: Reader, width: int, crops: torch.Tensor) -> Reader:
+    """A full reader of ``width`` channels made of ``teacher``'s (a full reader's) channels most
+    active on ``crops`` (their mean absolute output, each convolution keeping ``width`` over the
+    teacher's width of its channels), its dense head cut to match: a start for a smaller reader
+    that then learns from the teacher (``--prune-teacher``). Its norms pass their input through
+    as the teacher's folded ones do: train it with them fixed (``freeze_norms``)."""
+    layers = [i for i, m in enumerate(teacher.f) if isinstance(m, nn.Sequential)]
+    activity = []
+    with torch.no_grad():
+        h = crops.to(next(teacher.parameters()).device)
+        for i, m in enumerate(teacher.f):
+            h = m(h)
+            if i in layers:
+                activity.append(h.abs().mean(dim=(0, 2, 3)))
+    head, out = teacher.f[-3], teacher.f[-1]
+    crop = crops.shape[-1]
+    student = Reader(width, crop, out.out_features)
+    cells = (crop // 8) ** 2
+    with torch.no_grad():
+        kept = torch.arange(crops.shape[1])
+        for i, act in zip(layers, activity):
+            n = student.f[i][0].out_channels
+            chosen = torch.sort(torch.argsort(act, descending=True)[:n]).values
+            src, dst = teacher.f[i], student.f[i]
+            dst[0].weight.copy_(src[0].weight[chosen][:, kept])
+            for name in ("weight", "bias", "running_mean", "running_var"):
+                getattr(dst[1], name).copy_(getattr(src[1], name)[chosen])
+            kept = chosen
+        columns = torch.cat([torch.arange(c * cells, (c + 1) * cells) for c in kept.tolist()])
+        student.f[-3].weight.copy_(head.weight[:, columns])
+        student.f[-3].bias.copy_(head.bias)
+        student.f[-1].load_state_dict(out.state_dict())
+    return student
 
 
 def load_onnx_weights(model: nn.Module, path: Path) -> None:
@@ -930,6 +969,9 @@ def main() -> None:
                     help="a full reader (an exported dice_reader.onnx, --teacher-width channels) whose softened outputs the reader learns too")
     ap.add_argument("--teacher-width", type=int, default=16, help="channels of the teacher's first stage")
     ap.add_argument("--teacher-weight", type=float, default=0.7, help="share of the loss taken by the teacher's outputs")
+    ap.add_argument("--prune-teacher", action="store_true",
+                    help="start the reader (full, --reader-width channels) from the teacher's channels most active on the first "
+                         "3,000 crops of the --cache, its norms kept fixed")
     ap.add_argument("--box-scale", type=float, default=1.0,
                     help="reader crops are cut around this share of each labelled box, as the finder boxes "
                          "dice at run time (0.867: its median box over the labelled one on the trained photos "
@@ -975,6 +1017,10 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=0.0,
                     help="seconds: the schedule runs by time as well as steps and the training ends then")
     args = ap.parse_args()
+    if not 0.0 <= args.teacher_weight <= 1.0:
+        ap.error(f"--teacher-weight is a share of the loss, 0 to 1, not {args.teacher_weight}")
+    if args.prune_teacher and (args.teacher is None or not args.cache or args.reader_arch != "full"):
+        ap.error("--prune-teacher needs a --teacher, a --cache of crops and the full --reader-arch")
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
     cv2.setNumThreads(1)  # one thread per process: the data workers fill the cores
@@ -1019,6 +1065,10 @@ def main() -> None:
         if from_onnx:
             load_onnx_weights(model, args.init)
             print("started from", args.init, "(norms kept fixed)", flush=True)
+        elif name == "reader" and args.prune_teacher:
+            crops = torch.from_numpy(np.load(args.cache[0])["x"][:3000].astype(np.float32))
+            model.load_state_dict(prune_reader(teacher, args.reader_width, crops).state_dict())
+            print("started from the teacher's", args.reader_width, "most active channels (norms kept fixed)", flush=True)
         elif args.init is not None and args.init.name.startswith(f"dice_{name}"):
             state = torch.load(args.init)
             own = model.state_dict()
@@ -1032,7 +1082,7 @@ def main() -> None:
             model.load_state_dict(state)
             print("started from", args.init, flush=True)
         model.to(dev).train()
-        if from_onnx:
+        if from_onnx or (name == "reader" and args.prune_teacher):
             freeze_norms(model)
         if name == "reader" and args.cache:
             dl = cached_batches(args.cache, steps, bs, args.seed)
