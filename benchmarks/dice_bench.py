@@ -392,6 +392,17 @@ def game_enrolment(games: Path, params: DiceParams) -> None:
               f" read right {pct(w.right, w.labels)} -> {pct(lrn.right, lrn.labels)}")
 
 
+OPTIONAL_MODELS = {"dice_cocked.onnx": "the cocked-die check", "dice_d8.onnx": "the d8 face reader"}
+"""Dice models that ``find_dice`` runs without when a model folder lacks them (checks it then
+leaves out), by file name."""
+
+
+def models_left_out(model_dir: Path) -> list[str]:
+    """What a read with ``model_dir``'s models goes without: each of ``OPTIONAL_MODELS`` missing
+    from the folder. A candidate's folder must hold them too, or it is measured without them."""
+    return [what for name, what in OPTIONAL_MODELS.items() if not (model_dir / name).is_file()]
+
+
 OVERRIDES = {
     "model_dir": "model_dir",
     "confident_at": "confident_at",
@@ -468,6 +479,9 @@ def main() -> None:
         params = replace(params, det_long_sides=tuple(int(v) for v in args.long_sides.split(",")))
     given = {field: getattr(args, arg) for arg, field in OVERRIDES.items() if getattr(args, arg) is not None}
     params = replace(params, **given)
+    if args.model_dir is not None:
+        for what in models_left_out(args.model_dir):
+            print(f"warning: {args.model_dir} has no {what}: measured without it", file=sys.stderr)
     if args.no_patch_candidates:
         params = replace(params, patch_candidates=False)
     if args.no_doubt_at_table:

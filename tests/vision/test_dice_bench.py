@@ -1,4 +1,4 @@
-"""``benchmarks/dice_bench.py``: fitting the sure threshold of the dice reader."""
+"""``benchmarks/dice_bench.py``: fitting the sure threshold of the dice reader, and naming the checks a candidate's model folder lacks."""
 
 from __future__ import annotations
 
@@ -87,3 +87,15 @@ def test_fit_d8_confident_also_reads_the_scenes_at_their_scale(tmp_path: Path, m
     monkeypatch.setattr(dice_bench, "find_dice", find_dice)
     assert dice_bench.fit_d8_confident(tmp_path, DiceParams()) == 1.0  # no read at 0.97 may be sure
     assert None in scales and sorted(s for s in scales if s is not None) == pytest.approx([0.5, 0.5])
+
+
+def test_a_candidate_folder_without_the_checks_is_said_to_be_measured_without_them(tmp_path: Path) -> None:
+    """A candidate's folder holding only the finder and the reader would be measured without the
+    cocked-die check and the d8 face reader (``find_dice`` runs without what a folder lacks): the
+    benchmark names both; the shipped folder lacks neither."""
+    for name in ("dice_finder.onnx", "dice_reader.onnx", "dice_reader.json"):
+        (tmp_path / name).write_bytes(b"")
+    assert dice_bench.models_left_out(tmp_path) == ["the cocked-die check", "the d8 face reader"]
+    (tmp_path / "dice_d8.onnx").write_bytes(b"")
+    assert dice_bench.models_left_out(tmp_path) == ["the cocked-die check"]
+    assert dice_bench.models_left_out(Path(dice_bench.__file__).resolve().parent.parent / "vision" / "models") == []
