@@ -398,9 +398,9 @@ leaves out), by file name."""
 
 
 def models_left_out(model_dir: Path) -> list[str]:
-    """What a read with ``model_dir``'s models goes without: each of ``OPTIONAL_MODELS`` missing
-    from the folder. A candidate's folder must hold them too, or it is measured without them."""
-    return [what for name, what in OPTIONAL_MODELS.items() if not (model_dir / name).is_file()]
+    """The files of ``OPTIONAL_MODELS`` missing from ``model_dir``: what a read with its models
+    goes without. A candidate's folder must hold them too, or it is measured without them."""
+    return [name for name in OPTIONAL_MODELS if not (model_dir / name).is_file()]
 
 
 OVERRIDES = {
@@ -480,8 +480,8 @@ def main() -> None:
     given = {field: getattr(args, arg) for arg, field in OVERRIDES.items() if getattr(args, arg) is not None}
     params = replace(params, **given)
     if args.model_dir is not None:
-        for what in models_left_out(args.model_dir):
-            print(f"warning: {args.model_dir} has no {what}: measured without it", file=sys.stderr)
+        for name in models_left_out(args.model_dir):
+            print(f"warning: {args.model_dir} lacks {name}, so it is measured without {OPTIONAL_MODELS[name]}", file=sys.stderr)
     if args.no_patch_candidates:
         params = replace(params, patch_candidates=False)
     if args.no_doubt_at_table:
