@@ -132,7 +132,7 @@ with them (the session 14 recipe, ``--negatives``) is a GPU session's work.
 A reader of another shape learns from the shipped one as well as from the labels with
 ``--teacher vision/models/dice_reader.onnx`` (its outputs softened at ``DISTIL_T``, weighed
 ``--teacher-weight`` against the labels): ``--reader-arch separable`` (``SeparableReader``, every
-convolution after the first depthwise-separable) reads a crop in about a quarter of the full
+convolution after the first depthwise-separable) reads a crop in about a third of the full
 reader's time on one core. Session 31 trained two on one H200 with 16 cores (BENCHMARKS.md; not
 shipped: they read 6 to 7 points fewer of dice-rune55's dice right), the photos' trained part and
 858 hard negatives (``--mine-negatives negs.json --mine-every-candidate --fixtures
@@ -638,7 +638,7 @@ class Reader(nn.Module):  # type: ignore[misc]
 
 class SeparableReader(Reader):
     """The reader's shape with every convolution after the first depthwise-separable: about a
-    quarter of the full reader's time a crop on one core, for a network that learns from the
+    third of the full reader's time a crop on one core, for a network that learns from the
     full reader (``--teacher``) as well as from the labels."""
 
     def __init__(self, width: int = 16, crop: int = 32, classes: int = NUM_READ_CLASSES) -> None:
