@@ -393,8 +393,8 @@ def game_enrolment(games: Path, params: DiceParams) -> None:
 
 
 OPTIONAL_MODELS = {"dice_cocked.onnx": "the cocked-die check", "dice_d8.onnx": "the d8 face reader"}
-"""Dice models that ``find_dice`` runs without when a model folder lacks them (checks it then
-leaves out), by file name."""
+"""Dice models, by file name, that ``find_dice`` does without when a model folder lacks them:
+their checks are then left out of the read."""
 
 
 def models_left_out(model_dir: Path) -> list[str]:

@@ -1,4 +1,5 @@
-"""``benchmarks/dice_bench.py``: fitting the sure threshold of the dice reader, and naming the checks a candidate's model folder lacks."""
+"""``benchmarks/dice_bench.py``: fitting the sure threshold of the dice reader, and naming the
+checks a candidate's model folder lacks."""
 
 from __future__ import annotations
 
