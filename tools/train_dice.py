@@ -130,10 +130,10 @@ loss is a fine-tuning on too little data, not the negatives. Neither was shipped
 with them (the session 14 recipe, ``--negatives``) is a GPU session's work.
 
 A reader of another shape learns from the shipped one as well as from the labels with
-``--teacher vision/models/dice_reader.onnx`` (its outputs softened at ``DISTIL_T``, weighed
-``--teacher-weight`` against the labels): ``--reader-arch separable`` (``SeparableReader``, every
-convolution after the first depthwise-separable) reads a crop in about a third of the full
-reader's time on one core. Session 31 trained two on one H200 with 16 cores (BENCHMARKS.md; not
+``--teacher vision/models/dice_reader.onnx`` (its outputs softened at 2, as ``train_coins``'s
+``distillation`` softens them, weighed ``--teacher-weight`` against the labels):
+``--reader-arch separable`` (``SeparableReader``, every convolution after the first
+depthwise-separable) reads a crop in about a third of the full reader's time on one core. Session 31 trained two on one H200 with 16 cores (BENCHMARKS.md; not
 shipped: they read 6 to 7 points fewer of dice-rune55's dice right), the photos' trained part and
 858 hard negatives (``--mine-negatives negs.json --mine-every-candidate --fixtures
 fixtures/scenes/dev``) carried, six folders of 40 procedural scenes drawn there (``python -m
@@ -193,6 +193,7 @@ from vision._dice_net import (  # noqa: E402
 )
 from vision._dice_split import is_held_out, is_validation  # noqa: E402
 from vision.dice import DiceParams, find_dice  # noqa: E402
+from tools.train_coins import distillation  # noqa: E402  (the coin model's students learn so too)
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
@@ -648,19 +649,6 @@ class SeparableReader(Reader):
 READER_ARCHS = {"full": Reader, "separable": SeparableReader}
 """The reader's shapes, by ``--reader-arch``."""
 
-DISTIL_T = 2.0
-"""Softmax temperature at which a student reader learns its teacher's outputs (Hinton et al., 2015)."""
-
-
-def distillation_loss(student: torch.Tensor, teacher: torch.Tensor) -> torch.Tensor:
-    """How far the student's softened outputs are from the teacher's (KL divergence, scaled by
-    the temperature squared so that its gradients weigh as the labels' do)."""
-    return F.kl_div(
-        F.log_softmax(student / DISTIL_T, dim=1), F.log_softmax(teacher / DISTIL_T, dim=1),
-        reduction="batchmean", log_target=True,
-    ) * DISTIL_T**2
-
-
 def load_teacher(path: Path, width: int, crop: int, classes: int, dev: torch.device) -> Reader:
     """The full reader of ``path`` (an exported ``dice_reader.onnx`` of ``width`` channels), in eval mode."""
     teacher = Reader(width, crop, classes)
@@ -1114,7 +1102,7 @@ def main() -> None:
                 with torch.no_grad():
                     taught = teacher(x)
                 w = args.teacher_weight
-                loss = (1.0 - w) * loss + w * distillation_loss(out, taught)
+                loss = (1.0 - w) * loss + w * distillation(out, taught)
             opt.zero_grad()
             loss.backward()
             opt.step()
