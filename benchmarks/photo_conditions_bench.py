@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/photo_conditions_bench.py [--sizes 0.5,1,2,4] [--conditions warm,dark,blur]
-        [--oblique 0.95,0.9,0.8] [--die-px 25,45] [--close-ups 0.3,0.4,0.6,0.8]
+        [--oblique 0.95,0.9,0.8] [--turns 0,15,30,45,90] [--die-px 25,45] [--close-ups 0.3,0.4,0.6,0.8]
         [--close-up-squeeze 0.75] [--every 1]
 
 Other real photos than ours will come at other sizes (a phone's 4000 px, a webcam's 640),
@@ -105,14 +105,47 @@ def scaled_labels(objects: list[dict], factor: float, squash: float = 1.0) -> li
     return [dict(o, bbox=[v * g for v, g in zip(o["bbox"], gains)]) for o in objects]
 
 
-def dice_line(name: str, entries: list[dict], factor_of: Callable[[dict], float], condition: str, squash: float = 1.0) -> str:
-    """Read every dice photo at its factor (its height ``squash`` times more) in ``condition``; one report line."""
+def turned(image: np.ndarray, degrees: float) -> tuple[np.ndarray, np.ndarray]:
+    """The photo turned ``degrees`` anticlockwise about its centre (a camera turned over the
+    table) and the 2 x 3 matrix taking the photo's points to the turned one's. Whatever the
+    angle, 0 included, it lies in the middle of a square as wide as its diagonal, the rest filled
+    with its median colour: every angle's photo the same size, so that the 0 degree line is the
+    plain photo read on that canvas (a larger image shows its dice smaller to the finder)."""
+    h, w = image.shape[:2]
+    side = int(np.ceil(np.hypot(w, h)))
+    m = cv2.getRotationMatrix2D((w / 2.0, h / 2.0), degrees, 1.0)
+    m[0, 2] += side / 2.0 - w / 2.0
+    m[1, 2] += side / 2.0 - h / 2.0
+    fill = tuple(float(v) for v in np.median(image.reshape(-1, image.shape[2]), axis=0))
+    out = cv2.warpAffine(image, m, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
+    return np.asarray(out, np.uint8), m
+
+
+def turned_labels(objects: list[dict], m: np.ndarray) -> list[dict]:
+    """The labels of a photo turned by the matrix ``m``: each box keeps its size, its centre
+    moved as the photo's points are (a die or coin looks as large turned, and the benchmarks
+    match a read to a label by their centres)."""
+    moved = []
+    for o in objects:
+        x, y, w, h = o["bbox"]
+        cx, cy = m @ np.array([x + w / 2.0, y + h / 2.0, 1.0])
+        moved.append(dict(o, bbox=[float(cx - w / 2.0), float(cy - h / 2.0), w, h]))
+    return moved
+
+
+def dice_line(name: str, entries: list[dict], factor_of: Callable[[dict], float], condition: str, squash: float = 1.0,
+              turn: float | None = None) -> str:
+    """Read every dice photo at its factor (its height ``squash`` times more, turned ``turn``
+    degrees) in ``condition``; one report line."""
     labels = found = matched = right = sure = sure_wrong = 0
     ms: list[float] = []
     for e in entries:
         factor = factor_of(e)
         image = altered(scaled(photo("dice-rune55", e["image"]), factor, squash), condition)
         truth = scaled_labels(e["objects"], factor, squash)
+        if turn is not None:
+            image, m = turned(image, turn)
+            truth = turned_labels(truth, m)
         started = time.process_time()
         observation = read_table(image)
         ms.append((time.process_time() - started) * 1000.0)
@@ -133,16 +166,21 @@ def dice_line(name: str, entries: list[dict], factor_of: Callable[[dict], float]
             f"read right {pct(right, labels)}  sure {sure} (wrong {sure_wrong})  ms {statistics.median(ms):.0f}")
 
 
-def coins_line(name: str, entries: list[dict], factor: float, condition: str, squash: float = 1.0) -> str:
-    """Read every coin photo at ``factor`` (its height ``squash`` times more) in ``condition``; one report line."""
+def coins_line(name: str, entries: list[dict], factor: float, condition: str, squash: float = 1.0,
+               turn: float | None = None) -> str:
+    """Read every coin photo at ``factor`` (its height ``squash`` times more, turned ``turn``
+    degrees) in ``condition``; one report line."""
     tally = coins_bench.Tally()
     ms: list[float] = []
     for e in entries:
         image = altered(scaled(photo("coins-mmr", e["image"]), factor, squash), condition)
+        truth = scaled_labels(e["objects"], factor, squash)
+        if turn is not None:
+            image, m = turned(image, turn)
+            truth = turned_labels(truth, m)
         started = time.process_time()
         observation = read_table(image)
         ms.append((time.process_time() - started) * 1000.0)
-        truth = scaled_labels(e["objects"], factor, squash)
         coins_bench.score(tally, [d for d in observation.objects if d.kind in COIN_KINDS], truth)
     return f"{tally.line(name)}  ms {statistics.median(ms):.0f}"
 
@@ -209,6 +247,9 @@ def main() -> None:
                     help="altered photos, at their own size (see the module docstring)")
     ap.add_argument("--oblique", default="0.95,0.9,0.8",
                     help="photos foreshortened as by a camera tilted forward: their height times each")
+    ap.add_argument("--turns", default="0,15,30,45,90",
+                    help="photos turned by each of these many degrees (a camera turned over the table), each on a "
+                         "square as wide as its diagonal (0: the plain photo on that square)")
     ap.add_argument("--die-px", default="25,45", help="dice photos shrunk so their median die is this many pixels across")
     ap.add_argument("--close-ups", default="0.3,0.4,0.6,0.8",
                     help="each coin cut out so that it fills this share of a 640 px square")
@@ -232,6 +273,9 @@ def main() -> None:
         tilt = np.degrees(np.arccos(min(1.0, squash)))
         print(dice_line(f"dice, seen {tilt:.0f} deg off vertical", dice, lambda e: 1.0, "none", squash), flush=True)
         print(coins_line(f"coins, seen {tilt:.0f} deg off vertical", coins, 1.0, "none", squash), flush=True)
+    for degrees in (float(s) for s in args.turns.split(",") if s):
+        print(dice_line(f"dice, turned {degrees:g} deg", dice, lambda e: 1.0, "none", turn=degrees), flush=True)
+        print(coins_line(f"coins, turned {degrees:g} deg", coins, 1.0, "none", turn=degrees), flush=True)
     for px in (float(s) for s in args.die_px.split(",") if s):
         # Only shrunk: a photo whose dice are already smaller is left out of that line.
         small = [e for e in dice if median_die_px(e) >= px]

@@ -85,6 +85,25 @@ class DiceParams:
     95.8% / 97.6% / 98.2% of the flat d6, with 7 / 13 / 26 reads on no die in 220 scenes
     (21 of the 32 dice missed at 0.3 scored 0.23 to 0.29: clear dice beside another or near
     printed zone names)."""
+    fine_long_side: int = 1024
+    """A photo (no known table: ``find_dice``'s ``table`` false) whose long side is at least
+    this is also looked at with its long side this many pixels: a wide photo shows its dice
+    small, and a 25 px die in a 1280x960 frame is 10 px to the finder at 512, too few to be found
+    surely. That finer look adds only dice the first look did not find (``fine_threshold``,
+    ``fine_largest``), and never makes them sure. dice-rune55's photos set in a 1280x960 frame
+    with their median die 25 and 35 px across, read as ``referee read`` reads them (no scale):
+    found 80.7% -> 86.0% and 88.3% -> 89.6%, read right 73.0% -> 76.7% and 80.5% -> 82.6%; the
+    dev scenes read as photos 96.5% -> 96.7% (BENCHMARKS.md, session 32). A known table's frame
+    is read as before (its scale sets the passes, and its time the speed target); so are photos
+    smaller than this. 0 turns it off."""
+    fine_threshold: float = 0.5
+    """Lowest finder score that makes a candidate in the finer look (``fine_long_side``): printed
+    letters and a die's pips look die-sized there. Taking the finer look's candidates at the
+    usual threshold, and as the first look's rivals, cost the dev scenes read as photos 4 points
+    of precision (99.4% -> 95.4%)."""
+    fine_largest: float = 0.04
+    """The finer look takes only boxes smaller than this share of the frame's long side: a larger
+    die is the first look's to find."""
     coarse_min_side: float = 0.05
     """The passes after the first (the coarser ones, for close-ups) take a candidate only when
     its box is at least this share of their long side: a smaller die is the first pass's to
@@ -536,6 +555,8 @@ def _find_dice(
     models = _nets(params.model_dir)
     allowed = _allowed_classes(models.classes, params.kinds)
     finder = models.finder
+    fine = not table and params.fine_long_side > 0 and max(frame.shape[:2]) >= params.fine_long_side
+    fine_boxes: list[tuple[float, float, float, float]] = []
     threshold = params.det_threshold if mm_per_px is None else min(params.det_threshold, params.det_threshold_scaled)
     raw: list[tuple[float, tuple[float, float, float, float]]] = []
     shoulders: list[tuple[float, float, float]] = []
@@ -555,6 +576,22 @@ def _find_dice(
                 raw.append((score, (cx / scale, cy / scale, w / scale, h / scale)))
         if i == 0 and params.close_look > 1.0:
             shoulders = [(x / scale, y / scale, q / scale) for x, y, q in _shoulders(out, peaks, threshold, params.shoulder)]
+    if fine:
+        # A wide photo: its small dice looked for in it larger too, each one the first look
+        # did not find (``fine_long_side``).
+        first_looks = list(raw)
+        side = params.fine_long_side
+        if side not in seen.finder:
+            blob, blob_scale = finder_blob(frame, side)
+            finder.setInput(blob)
+            seen.finder[side] = (np.asarray(finder.forward(), np.float32), blob_scale)
+        out, scale = seen.finder[side]
+        largest_fine = params.fine_largest * max(frame.shape[:2])
+        for score, cx, cy, w, h in decode_finder(out, max(threshold, params.fine_threshold), params.max_dice):
+            box = (cx / scale, cy / scale, w / scale, h / scale)
+            if max(w, h) / scale < largest_fine and not any(_same_die(box, c, params.overlap_iou) for _, c in first_looks):
+                raw.append((score, box))
+                fine_boxes.append(box)
     if shoulders:
         # Two touching small dice can make one peak in the first look's map: look closer
         # beside it, and let the closer look's boxes compete with the first look's.
@@ -567,6 +604,11 @@ def _find_dice(
         if _may_be_die(c, params, mm_per_px, not_at) and not any(_same_die(c, k[1], params.overlap_iou) for k in cands):
             cands.append((score, c))
     from_patches = len(cands)  # the candidates from here on are die-sized patches the finder missed
+    # Dice only the finer look found are read, but never sure: a wide photo's small dice are
+    # read from few pixels (when they could be sure, and competed with the first look's, the
+    # sure reads of dice-rune55 framed with 25 px dice were wrong 3 times in 78, without the
+    # finer look once in 59).
+    fine_only = [c for _, c in cands if c in fine_boxes]
     if params.patch_candidates and mm_per_px is not None and len(cands) < params.max_dice:
         patches = die_patches(frame, mm_per_px, [c for _, c in cands], not_at)
         more = [c for c in patches if _may_be_die(c, params, mm_per_px, not_at)]
@@ -635,7 +677,7 @@ def _find_dice(
             readable = False
         elif not flags and pc >= params.cocked_doubt and not strictly_sure[i]:
             conf = min(conf, CONFIDENT * read_prob)  # the die may be cocked: its face is not sure
-        if score < sure_from:
+        if score < sure_from or any(_contains(f, (cx, cy)) for f in fine_only):
             conf = min(conf, CONFIDENT * read_prob)  # seen only at a scale guessed from the dice
         if flags and not (readable and conf >= CONFIDENT):
             # A cocked die calls for a rethrow (G-3), but only a sure "cocked" rules one: an
