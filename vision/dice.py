@@ -678,7 +678,7 @@ def _find_dice(
         elif not flags and pc >= params.cocked_doubt and not strictly_sure[i]:
             conf = min(conf, CONFIDENT * read_prob)  # the die may be cocked: its face is not sure
         if score < sure_from or any(_contains(f, (cx, cy)) for f in fine_only):
-            conf = min(conf, CONFIDENT * read_prob)  # seen only at a scale guessed from the dice
+            conf = min(conf, CONFIDENT * read_prob)  # seen only at a guessed scale, or only by the finer look
         if flags and not (readable and conf >= CONFIDENT):
             # A cocked die calls for a rethrow (G-3), but only a sure "cocked" rules one: an
             # unsure one keeps its flag with no confidence, and the players are asked whether
