@@ -564,11 +564,7 @@ def _find_dice(
     for i, long_side in enumerate(params.det_long_sides):
         if i and largest is not None and largest <= params.coarse_from * max(frame.shape[:2]):
             break  # every die at this scale is the first pass's to find
-        if long_side not in seen.finder:
-            blob, blob_scale = finder_blob(frame, long_side)
-            finder.setInput(blob)
-            seen.finder[long_side] = (np.asarray(finder.forward(), np.float32), blob_scale)
-        out, scale = seen.finder[long_side]
+        out, scale = _finder_look(frame, finder, long_side, seen)
         smallest = params.coarse_min_side * long_side if i else 0.0
         peaks = decode_finder(out, threshold, params.max_dice)
         for score, cx, cy, w, h in peaks:
@@ -580,12 +576,7 @@ def _find_dice(
         # A wide photo: its small dice looked for in it larger too, each one the first look
         # did not find (``fine_long_side``).
         first_looks = list(raw)
-        side = params.fine_long_side
-        if side not in seen.finder:
-            blob, blob_scale = finder_blob(frame, side)
-            finder.setInput(blob)
-            seen.finder[side] = (np.asarray(finder.forward(), np.float32), blob_scale)
-        out, scale = seen.finder[side]
+        out, scale = _finder_look(frame, finder, params.fine_long_side, seen)
         largest_fine = params.fine_largest * max(frame.shape[:2])
         for score, cx, cy, w, h in decode_finder(out, max(threshold, params.fine_threshold), params.max_dice):
             box = (cx / scale, cy / scale, w / scale, h / scale)
@@ -714,6 +705,16 @@ def _find_dice(
             )
         )
     return found
+
+
+def _finder_look(frame: npt.NDArray[np.uint8], finder: cv2.dnn.Net, long_side: int, seen: _Seen) -> tuple[FloatArray, float]:
+    """The finder's map of the whole frame scaled to ``long_side`` and that scale, made once a
+    frame (``seen`` keeps it for another read of the frame)."""
+    if long_side not in seen.finder:
+        blob, blob_scale = finder_blob(frame, long_side)
+        finder.setInput(blob)
+        seen.finder[long_side] = (np.asarray(finder.forward(), np.float32), blob_scale)
+    return seen.finder[long_side]
 
 
 def _read_of(
