@@ -1,4 +1,5 @@
-"""``benchmarks/photo_conditions_bench.py``: close-ups are cut around their coin and scored on it."""
+"""``benchmarks/photo_conditions_bench.py``: close-ups are cut around their coin and scored on it;
+turned photos keep their labels on their objects."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from benchmarks.photo_conditions_bench import close_up, close_ups_line
+from benchmarks.photo_conditions_bench import close_up, close_ups_line, turned, turned_labels
 
 COINS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "coins-mmr"
 
@@ -46,3 +47,21 @@ def test_squeezed_close_ups_are_scored_with_their_labels_squeezed() -> None:
     assert int(re.search(r"coins +(\d+)", line).group(1)) == 5, line  # type: ignore[union-attr]
     found = float(re.search(r"found +([\d.]+)%", line).group(1))  # type: ignore[union-attr]
     assert found >= 40.0, line
+
+
+def test_a_turned_photo_keeps_each_label_on_its_object_on_a_square_of_its_diagonal() -> None:
+    """A bright square off the centre of a 300x200 photo, turned 30 and 0 degrees: the photo
+    lies on a square as wide as its diagonal (361 px) whatever the angle, and the label's box,
+    its size kept, is centred where the square went."""
+    image = np.full((200, 300, 3), 40, np.uint8)
+    image[40:70, 200:230] = 250
+    label = {"kind": "d6", "value": 3, "bbox": [200.0, 40.0, 30.0, 30.0]}
+    for degrees in (0.0, 30.0):
+        out, m = turned(image, degrees)
+        assert out.shape == (361, 361, 3)
+        assert out[0, 0].tolist() == [40, 40, 40]  # the corners filled with the median colour
+        (moved,) = turned_labels([label], m)
+        x, y, w, h = moved["bbox"]
+        assert (w, h) == (30.0, 30.0) and moved["value"] == 3
+        ys, xs = np.nonzero(out[..., 0] > 200)
+        assert abs(xs.mean() - (x + w / 2)) < 1.0 and abs(ys.mean() - (y + h / 2)) < 1.0
