@@ -561,6 +561,7 @@ class _Set(torch.utils.data.Dataset):  # type: ignore[misc]
         self.items, self.fn, self.n = items, fn, n
         self.det_crop = DET_CROP
         self.synth_share = SYNTH_SHARE
+        self.marble_share = MARBLE_SHARE
         self.synth_reuse = max(1, int(synth_reuse))
         self.negatives = negatives or []
         self.negative_share = negative_share if self.negatives else 0.0
@@ -581,8 +582,9 @@ class _Set(torch.utils.data.Dataset):  # type: ignore[misc]
         return self._pool[int(rng.integers(0, len(self._pool)))]
 
     def __getitem__(self, k):  # type: ignore[no-untyped-def]
-        global DET_CROP
-        DET_CROP = self.det_crop  # worker processes start with the module default
+        global DET_CROP, MARBLE_SHARE
+        DET_CROP = self.det_crop  # worker processes start with the module defaults
+        MARBLE_SHARE = self.marble_share
         rng = np.random.default_rng((k * 7919 + os.getpid() * 104729 + int(time.time() * 1e6)) % 2**63)
         if self.negative_share and rng.random() < self.negative_share:
             item = self.negatives[int(rng.integers(0, len(self.negatives)))]
