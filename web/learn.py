@@ -127,7 +127,8 @@ def confirmed_objects(observation: Any, faces: Mapping[str, Any]) -> tuple[list[
         object cannot show, or no face at all.
     """
     listed = {str(c["ref"]): c for c in objects_to_confirm(observation)}
-    coins, dice = [], []
+    coins: list[Any] = []
+    dice: list[Any] = []
     for key, face in faces.items():
         item = listed.get(str(key))
         if item is None:

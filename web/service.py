@@ -395,7 +395,7 @@ class TableService:
         y1 = max(o.bbox[1] + o.bbox[3] for o in objects)
         height, width = frame.image.shape[:2]
         left, top = max(0, x0 - margin), max(0, y0 - margin)
-        crop = frame.image[top:min(height, y1 + margin), left:min(width, x1 + margin)].copy()
+        crop: cv2.typing.MatLike = frame.image[top:min(height, y1 + margin), left:min(width, x1 + margin)].copy()
         if crop.size == 0:
             return b""
         if len(objects) > 1:
@@ -692,8 +692,9 @@ def settle_factory(calibration: Any = None) -> SettleFactory:
 def kinds_in_play(state: Any) -> frozenset[str]:
     """Every kind of object the match's table can hold: what lies in its zones (objects are
     conserved, G-2) and what comes from a supply (``State.supplied_kinds``: T.K.O.'s nickels)."""
-    kinds = {item.kind for items in state.zones().values() for item in items}
-    return frozenset(kinds) | state.supplied_kinds()
+    kinds: set[str] = {item.kind for items in state.zones().values() for item in items}
+    supplied: frozenset[str] = state.supplied_kinds()
+    return frozenset(kinds) | supplied
 
 
 def make_reader(
