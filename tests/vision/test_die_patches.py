@@ -63,16 +63,27 @@ def test_a_patch_touching_a_candidate_or_a_coin_is_theirs() -> None:
     assert die_patches(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), 0.5, [], []) == []
 
 
+def dice_near(name: str, x: float, y: float, params: DiceParams) -> list[tuple[str, int | str | None]]:
+    """Kind and face of each die ``find_dice`` reads within 15 px of (x, y) in the dev scene
+    ``name``, at the scene's scale on its known table."""
+    entry = next(e for e in json.loads((DEV_SCENES / "labels.json").read_text()) if e["image"] == name)
+    frame = cv2.imread(str(DEV_SCENES / name))
+    dice = find_dice(frame, params, mm_per_px=rendered_scale(entry), table=True)
+    return [(d.kind, d.value) for d in dice if abs(d.center[0] - x) < 15 and abs(d.center[1] - y) < 15]
+
+
 def test_a_clear_die_the_finder_misses_is_read_at_the_tables_scale() -> None:
     """dev_0058: a white "2" alone on the cloth that the finder scores under its threshold is
     found and read through its patch at the table's scale (``DiceParams.patch_candidates``)."""
-    entry = next(e for e in json.loads((DEV_SCENES / "labels.json").read_text()) if e["image"] == "dev_0058.jpg")
-    frame = cv2.imread(str(DEV_SCENES / "dev_0058.jpg"))
-    scale = rendered_scale(entry)
+    assert dice_near("dev_0058.jpg", 571, 704, dataclasses.replace(DiceParams(), patch_candidates=False)) == []
+    assert dice_near("dev_0058.jpg", 571, 704, DiceParams()) == [("d6", 2)]
 
-    def at_the_die(params: DiceParams) -> list[tuple[str, int | str | None]]:
-        dice = find_dice(frame, params, mm_per_px=scale, table=True)
-        return [(d.kind, d.value) for d in dice if abs(d.center[0] - 571) < 15 and abs(d.center[1] - 704) < 15]
 
-    assert at_the_die(dataclasses.replace(DiceParams(), patch_candidates=False)) == []
-    assert at_the_die(DiceParams()) == [("d6", 2)]
+def test_a_die_whose_finder_box_the_reader_rejects_is_read_through_its_patch() -> None:
+    """dev_0082: the finder boxes only parts of a black "2" on the red cloth, and the reader
+    rightly finds no die in those boxes; the die's own patch, which they touch, is read on the
+    known table (``DiceParams.patches_beside_rejected``). Before, the rejected boxes took the
+    patch and the die was missed."""
+    before = dataclasses.replace(DiceParams(), patches_beside_rejected=False)
+    assert dice_near("dev_0082.jpg", 714, 711, before) == []
+    assert dice_near("dev_0082.jpg", 714, 711, DiceParams()) == [("d6", 2)]
