@@ -47,6 +47,18 @@ sees one; the scenes drawn 16 side by side in 47 s, the training 171 s)::
         ... --scenes /tmp/p/d16/scenes/train --init vision/models/dice_d8.onnx --lr 5e-4 \
         --steps 7000 --seed 282 --out vision/models
 
+Session 34's reader, the shipped one, is session 28's trained on again on this project's 2 CPU
+cores (23 minutes beside a Cycles render), with 400 fresh Cycles sheets and 300 procedural
+scenes (10,671 d8)::
+
+    for S in 3411 3412 3413 3414; do python -m tools.fixturegen --sheets 100 --seed $S \
+        --out /tmp/s34/sh$S --work /tmp/s34/sh${S}_work; done      (two side by side)
+    python -m tools.fixturegen --scenes --split train --feature d8_dice --feature crowded_dice \
+        --limit 300 --blender 0 --seed 3431 --out /tmp/s34/pd --work /tmp/s34/pd_w
+    python tools/train_d8.py --scenes /tmp/s34/sh3411 --scenes /tmp/s34/sh3412 --scenes /tmp/s34/sh3413 \
+        --scenes /tmp/s34/sh3414 --scenes /tmp/s34/pd/scenes/train --init vision/models/dice_d8.onnx \
+        --lr 5e-4 --steps 4000 --seed 341 --out vision/models
+
 Its sure threshold is fitted on the dev scenes and on fresh procedural scenes no training used
 (``benchmarks/dice_bench.py --fit-d8-confident --fit-scenes``; the scenes of ``--feature d8_dice
 --limit 200 --blender 0 --seed 2028``).
