@@ -1,5 +1,5 @@
-"""Training pictures from the fixture generator (``tools.fixturegen``): dice sheets and the
-training-only scene features. These tests build scenes and labels; they never render."""
+"""Training pictures from the fixture generator (``tools.fixturegen``): dice and coin sheets
+and the training-only scene features. These tests build scenes and labels; they never render."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import pytest
 
 from tools.fixturegen.scene import frame_labels
 from tools.fixturegen.scenes import FEATURES, TRAIN_FEATURES, sample_scene
+from tools.fixturegen.geometry import COIN_KINDS
 from tools.fixturegen.sheets import GRID, SHEET_PX, dice_sheet
 
 
@@ -26,8 +27,34 @@ def test_a_sheet_is_a_grid_of_dice_inside_its_window_and_the_same_every_time() -
     faces = {o.value for i in range(6) for o in dice_sheet(i, seed=3).things}
     assert faces == set(range(1, 9))
     assert all(o.kind == "d6" for o in dice_sheet(0, seed=3, kind="d6").things)
-    with pytest.raises(ValueError, match="d6 or d8"):
+    with pytest.raises(ValueError, match="d6, d8 or coins, not 'd20'"):
         dice_sheet(0, seed=3, kind="d20")
+
+
+def test_a_coin_sheet_holds_every_kind_and_face_flat_apart_and_inside_its_window() -> None:
+    """Coin sheets teach the coin model (tools/train_coins.py) faces: every coin lies flat and
+    whole, none touches another, and over a few sheets every kind shows both faces."""
+    seen = set()
+    for index in range(6):
+        sheet = dice_sheet(index, seed=3, kind="coin")
+        labels = frame_labels(sheet, f"{sheet.name}.jpg", "blender")
+        coins = labels["objects"]
+        assert len(coins) == GRID * GRID and all(o["kind"] in COIN_KINDS for o in coins)
+        for o in coins:
+            x, y, w, h = o["bbox"]
+            assert 0 <= x and 0 <= y and x + w <= SHEET_PX and y + h <= SHEET_PX, (index, o["bbox"])
+            assert o["value"] in ("heads", "tails") and not o["flags"] and o["visible"] == 1.0
+            seen.add((o["kind"], o["value"]))
+        things = sheet.things
+        for i, a in enumerate(things):
+            for b in things[i + 1:]:
+                gap = float(((a.pos[:2] - b.pos[:2]) ** 2).sum() ** 0.5) - (a.size + b.size) / 2
+                assert gap > 0, (index, a.oid, b.oid)
+        again = frame_labels(dice_sheet(index, seed=3, kind="coin"), f"{sheet.name}.jpg", "blender")
+        assert [(o["kind"], o["value"], o["bbox"]) for o in again["objects"]] == [
+            (o["kind"], o["value"], o["bbox"]) for o in coins
+        ]
+    assert seen == {(kind, face) for kind in COIN_KINDS for face in ("heads", "tails")}
 
 
 def test_training_only_features_are_asked_for_never_drawn() -> None:

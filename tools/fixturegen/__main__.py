@@ -104,9 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--samples", type=int, default=8,
                     help="Cycles samples per pixel, denoised (8: about 12 s a frame on 2 cores)")
     ap.add_argument("--sheets", type=int, metavar="N",
-                    help="render N training sheets of dice (tools/fixturegen/sheets.py; Cycles only) into --out, "
+                    help="render N training sheets of dice or coins (tools/fixturegen/sheets.py; Cycles only) into --out, "
                          "which must lie outside fixtures/")
-    ap.add_argument("--sheet-kind", choices=["d6", "d8"], default="d8", help="the kind of die on the sheets")
+    ap.add_argument("--sheet-kind", choices=["d6", "d8", "coin"], default="d8", help="what the sheets hold: dice of one kind, or coins")
     ap.add_argument("--missing", action="store_true", help="keep scenes already rendered by the renderer they need")
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--out", type=Path, default=ROOT / "fixtures")

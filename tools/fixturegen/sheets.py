@@ -1,11 +1,13 @@
-"""Dice sheets: small training pictures packed with dice, for readers that need many of them.
+"""Sheets: small training pictures packed with dice or coins, for models that need many of them.
 
 A sheet is a window of a scene camera's picture (``SHEET_PX`` pixels a side, at the scale and
 tilt a fixture scene's camera sees the table) holding a 4 x 4 grid of dice of one kind, each
-of a random colour, face up and turn, on a random cloth under random light. Cycles draws a
-sheet's 16 dice in about a tenth of a whole scene's time (the time goes as the pixels), which
-makes thousands of eight-sided dice an hour on 2 cores: the numeral reader
-(``tools/train_d8.py``) needs that many to learn numerals rather than dice.
+of a random colour, face up and turn, or of coins of every kind, each of a random face,
+design, metal, wear and turn, on a random cloth under random light. Cycles draws a sheet's 16
+objects in about a tenth of a whole scene's time (the time goes as the pixels), which makes
+thousands of eight-sided dice or coins an hour on 2 cores: the numeral reader
+(``tools/train_d8.py``) needs that many to learn numerals rather than dice, and the coin
+model (``tools/train_coins.py``) learns the rendered coins' faces from them.
 """
 
 from __future__ import annotations
@@ -16,14 +18,18 @@ import random
 from pathlib import Path
 
 from tools.fixturegen import textures
-from tools.fixturegen.geometry import make_camera
+from tools.fixturegen.geometry import Thing, make_camera
 from tools.fixturegen.scene import TABLE_H, TABLE_W, Scene, layout
-from tools.fixturegen.scenes import flat, footprint, random_die, random_effects, random_lighting
+from tools.fixturegen.scenes import flat, footprint, random_coin, random_die, random_effects, random_lighting
 
 SHEET_PX = 320
 """A sheet's side, pixels."""
 GRID = 4
-"""Dice along each side of a sheet."""
+"""Objects along each side of a sheet."""
+SHEET_KINDS = ("d6", "d8", "coin")
+"""What a sheet can hold: dice of one kind, or coins of every kind."""
+COIN_WEIGHTS = {"penny": 4, "nickel": 2, "dime": 2, "quarter": 2}
+"""How often each coin lies on a coin sheet: pennies are the games' commonest coin."""
 
 
 def sheet_name(index: int) -> str:
@@ -32,29 +38,34 @@ def sheet_name(index: int) -> str:
 
 
 def dice_sheet(index: int, seed: int, kind: str = "d8") -> Scene:
-    """The ``index``-th sheet of ``kind`` dice; the same arguments always give the same sheet.
+    """The ``index``-th sheet of ``kind`` (``d6``, ``d8``, or ``coin`` for coins of every kind);
+    the same arguments always give the same sheet.
 
-    :raises ValueError: for a kind that is no die.
+    :raises ValueError: for a kind no sheet holds.
     """
-    if kind not in ("d6", "d8"):
-        raise ValueError(f"a dice sheet holds d6 or d8, not {kind!r}")
-    rng = random.Random(f"{seed}:sheet:{index}")
+    if kind not in SHEET_KINDS:
+        raise ValueError(f"a sheet holds d6, d8 or coins, not {kind!r}")
+    rng = random.Random(f"{seed}:sheet:{index}" if kind != "coin" else f"{seed}:coin-sheet:{index}")
     game = rng.choice(["seven_pennies", "tko", "sevens", "pennywise", "flip"])
     zones = layout(game, ["A", "B"])
-    size = rng.choice([15.0, 17.0]) if kind == "d8" else rng.choice([12.0, 14.0, 16.0, 19.0])
-    spacing = 2 * footprint(kind, {"size": size}) + rng.uniform(3.0, 6.0)
-    span = spacing * (GRID - 1)
-    gx = rng.uniform(40 + span / 2, TABLE_W - 40 - span / 2)
-    gy = rng.uniform(40 + span / 2, TABLE_H - 40 - span / 2)
-    pips = rng.choice(textures.PIP_STYLES)
-    things = []
-    for row in range(GRID):
-        for col in range(GRID):
-            colour = rng.choice(list(textures.DIE_COLOURS))
-            spec = random_die(rng, kind, f"o{len(things) + 1}", colour, pips, size)
-            x = gx - span / 2 + col * spacing + rng.uniform(-1.5, 1.5)
-            y = gy - span / 2 + row * spacing + rng.uniform(-1.5, 1.5)
-            things.append(flat(spec, x, y, rng.uniform(0, 360)))
+    if kind == "coin":
+        things, (gx, gy) = _coin_grid(rng)
+    else:
+        # Drawn in this order so that a seed gives the dice sheets it gave before coin sheets were.
+        size = rng.choice([15.0, 17.0]) if kind == "d8" else rng.choice([12.0, 14.0, 16.0, 19.0])
+        spacing = 2 * footprint(kind, {"size": size}) + rng.uniform(3.0, 6.0)
+        span = spacing * (GRID - 1)
+        gx = rng.uniform(40 + span / 2, TABLE_W - 40 - span / 2)
+        gy = rng.uniform(40 + span / 2, TABLE_H - 40 - span / 2)
+        pips = rng.choice(textures.PIP_STYLES)
+        things = []
+        for row in range(GRID):
+            for col in range(GRID):
+                colour = rng.choice(list(textures.DIE_COLOURS))
+                spec = random_die(rng, kind, f"o{len(things) + 1}", colour, pips, size)
+                x = gx - span / 2 + col * spacing + rng.uniform(-1.5, 1.5)
+                y = gy - span / 2 + row * spacing + rng.uniform(-1.5, 1.5)
+                things.append(flat(spec, x, y, rng.uniform(0, 360)))
     for th in things:
         th.value = th.top_value()
     tilt = rng.uniform(0, 15) if rng.random() < 0.7 else rng.uniform(0, 3)
@@ -82,9 +93,29 @@ def dice_sheet(index: int, seed: int, kind: str = "d8") -> Scene:
     )
 
 
+def _coin_grid(rng: random.Random) -> tuple[list[Thing], tuple[float, float]]:
+    """A grid of coins of every kind (:data:`COIN_WEIGHTS`) at a random place on the table, its
+    rows wide enough for two quarters side by side with a little cloth between; and its middle, mm."""
+    kinds, weights = zip(*COIN_WEIGHTS.items())
+    specs = [random_coin(rng, rng.choices(kinds, weights)[0], f"o{i + 1}") for i in range(GRID * GRID)]
+    # Each coin is moved up to 1.5 mm along each axis: at least 0.5 mm of cloth is left between.
+    spacing = 2 * max(footprint(s["kind"], s["style"]) for s in specs) + rng.uniform(3.5, 6.0)
+    span = spacing * (GRID - 1)
+    gx = rng.uniform(40 + span / 2, TABLE_W - 40 - span / 2)
+    gy = rng.uniform(40 + span / 2, TABLE_H - 40 - span / 2)
+    things = []
+    for i, spec in enumerate(specs):
+        row, col = divmod(i, GRID)
+        x = gx - span / 2 + col * spacing + rng.uniform(-1.5, 1.5)
+        y = gy - span / 2 + row * spacing + rng.uniform(-1.5, 1.5)
+        things.append(flat(spec, x, y, rng.uniform(0, 360)))
+    return things, (gx, gy)
+
+
 def build_sheets(out: Path, work: Path, seed: int, count: int, kind: str = "d8", samples: int = 8) -> None:
-    """Render sheets 0..count-1 with Cycles into ``out`` and write ``out/labels.json``; sheets
-    already there are kept (a run cut short goes on where it stopped).
+    """Render sheets 0..count-1 of ``kind`` (see :func:`dice_sheet`) with Cycles into ``out`` and
+    write ``out/labels.json``; sheets already there are kept (a run cut short goes on where it
+    stopped).
 
     :raises RuntimeError: when no Blender Python is found: sheets are Cycles renders only.
     """
@@ -93,7 +124,7 @@ def build_sheets(out: Path, work: Path, seed: int, count: int, kind: str = "d8",
     from tools.fixturegen.render import render_frame
 
     if blender_python() is None:
-        raise RuntimeError("dice sheets need Blender's bpy (/work/bpyenv or $FIXTUREGEN_BPY)")
+        raise RuntimeError("sheets need Blender's bpy (/work/bpyenv or $FIXTUREGEN_BPY)")
     out.mkdir(parents=True, exist_ok=True)
     side = work / "labels"
     side.mkdir(parents=True, exist_ok=True)
