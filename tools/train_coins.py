@@ -45,6 +45,11 @@ pair read more validation and rendered faces but three real held-out faces surel
 of one, only at a fitted temperature of 0.61 (BENCHMARKS.md). ``--cocked-unsure`` teaches the rendered coins cocked
 against something with an even face; tried in session 9, one fewer of 11 cocked validation
 coins read surely, and 2.5 to 10 points fewer rendered faces right (BENCHMARKS.md).
+Coin sheets (``python -m tools.fixturegen --sheets 600 --sheet-kind coin --seed 3501 --out
+/tmp/s35/cs1``: 9,600 Cycles coins, 16 to a 320-pixel picture) given as one more
+``--fixtures`` with ``--fixture-copies 4``; tried in session 35: more Cycles faces read (fresh
+Cycles scenes 93.7% -> 95.5%), fewer procedural ones and one more real validation face wrong,
+so not shipped (BENCHMARKS.md).
 
 Writes ``coin_face.onnx`` and ``coin_face.json`` into ``--out``.
 """
