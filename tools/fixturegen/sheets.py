@@ -37,7 +37,7 @@ def sheet_name(index: int) -> str:
     return f"sheet_{index:05d}"
 
 
-def dice_sheet(index: int, seed: int, kind: str = "d8") -> Scene:
+def training_sheet(index: int, seed: int, kind: str = "d8") -> Scene:
     """The ``index``-th sheet of ``kind`` (``d6``, ``d8``, or ``coin`` for coins of every kind);
     the same arguments always give the same sheet.
 
@@ -113,7 +113,7 @@ def _coin_grid(rng: random.Random) -> tuple[list[Thing], tuple[float, float]]:
 
 
 def build_sheets(out: Path, work: Path, seed: int, count: int, kind: str = "d8", samples: int = 8) -> None:
-    """Render sheets 0..count-1 of ``kind`` (see :func:`dice_sheet`) with Cycles into ``out`` and
+    """Render sheets 0..count-1 of ``kind`` (see :func:`training_sheet`) with Cycles into ``out`` and
     write ``out/labels.json``; sheets already there are kept (a run cut short goes on where it
     stopped).
 
@@ -129,7 +129,7 @@ def build_sheets(out: Path, work: Path, seed: int, count: int, kind: str = "d8",
     side = work / "labels"
     side.mkdir(parents=True, exist_ok=True)
     for i in range(count):
-        scene = dice_sheet(i, seed, kind)
+        scene = training_sheet(i, seed, kind)
         name, sidecar = f"{scene.name}.jpg", side / f"{scene.name}.json"
         if (out / name).exists() and sidecar.exists():
             continue
