@@ -94,8 +94,9 @@ def training_sheet(index: int, seed: int, kind: str = "d8") -> Scene:
 
 
 def _coin_grid(rng: random.Random) -> tuple[list[Thing], tuple[float, float]]:
-    """A grid of coins of every kind (:data:`COIN_WEIGHTS`) at a random place on the table, its
-    rows wide enough for two quarters side by side with a little cloth between; and its middle, mm."""
+    """A grid of coins of every kind (:data:`COIN_WEIGHTS`) at a random place on the table, spaced
+    for the largest coin on it with a little cloth between; and the grid's middle, mm. (The dice
+    grid draws its numbers in another order, kept so that old seeds make the same dice sheets.)"""
     kinds, weights = zip(*COIN_WEIGHTS.items())
     specs = [random_coin(rng, rng.choices(kinds, weights)[0], f"o{i + 1}") for i in range(GRID * GRID)]
     # Each coin is moved up to 1.5 mm along each axis: at least 0.5 mm of cloth is left between.
