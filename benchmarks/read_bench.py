@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from vision._coin_split import rendered_scale  # noqa: E402
+from vision.marker_scale import marker_scale  # noqa: E402
 from vision.read import ReadParams, params_for_scale, read_table  # noqa: E402
 from vision.types import COIN_KINDS, DIE_KINDS, TableObservation  # noqa: E402
 
@@ -259,9 +260,18 @@ def main(argv: list[str] | None = None) -> int:
     def fixed(params: ReadParams | None) -> ParamsOf:
         return lambda _frame, _labels: params
 
+    def as_read_table_chooses(frame: np.ndarray, _labels: dict[str, Any]) -> ReadParams | None:
+        """``None`` (read_table's own choice) for the shipped coin model; for another, the
+        parameters read_table would choose (the markers' scale when seen), with that model."""
+        if args.coin_model_dir is None:
+            return None
+        markers = marker_scale(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+        params = params_for_scale(None if markers is None else markers.mm_per_px, frame.shape[1], frame.shape[0])
+        return replace(params, coins=replace(params.coins, model_dir=args.coin_model_dir))
+
     reads = [
         # As ``referee read IMAGE`` reads: read_table chooses (the markers' scale when seen).
-        ("coins and dice", fixed(None if args.coin_model_dir is None else base)),
+        ("coins and dice", as_read_table_chooses),
         ("coins alone", fixed(replace(base, read_dice=False))),
         ("dice alone", fixed(replace(base, read_coins=False))),
     ]
