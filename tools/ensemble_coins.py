@@ -10,7 +10,9 @@ Each member is a folder written by ``tools/train_coins.py`` (``coin_face.onnx`` 
 same input and outputs as one member, so the run-time code does not change:
 
 - ``kind`` and ``face``: the mean of the members' logits (models trained apart err apart, so
-  their mean is right more often and less sure when they disagree);
+  their mean is right more often and less sure when they disagree); a member joined with
+  ``--face-member`` gives its face only, not its kind (one that learned faces from renders
+  more than the others, whose kinds it reads worse);
 - ``embed``: the members' embeddings, each scaled to unit length, side by side.
 
 Its ``coin_face.json`` is the first member's, with the members recorded; refit its
@@ -32,11 +34,14 @@ SAMPLING_KEYS = ("n_radii", "n_angles", "pad", "inner", "outer", "base_radius", 
 OUTPUTS = ("kind", "face", "embed")
 
 
-def join(members: list[onnx.ModelProto]) -> onnx.ModelProto:
+def join(members: list[onnx.ModelProto], face_only: int = 0) -> onnx.ModelProto:
     """One model whose ``kind`` and ``face`` are the mean of the members' and whose ``embed``
-    is their unit-length embeddings concatenated."""
+    is their unit-length embeddings concatenated. The last ``face_only`` members give their
+    face only: ``kind`` is the mean of the others'."""
     if len(members) < 2:
         raise ValueError("an ensemble needs at least two members")
+    if not 0 <= face_only < len(members):
+        raise ValueError(f"at least one member must give its kind, got {face_only} face-only of {len(members)}")
     opset = max(op.version for m in members for op in m.opset_import if op.domain in ("", "ai.onnx"))
     nodes, inits = [], []
     graph_input = members[0].graph.input[0]
@@ -58,11 +63,11 @@ def join(members: list[onnx.ModelProto]) -> onnx.ModelProto:
             helper.make_node("Div", [e, f"{e}_norm_eps"], [f"{e}_unit"]),
         ]
     n = len(members)
-    inits.append(helper.make_tensor("ensemble_share", onnx.TensorProto.FLOAT, [], [1.0 / n]))
     inits.append(helper.make_tensor("ensemble_eps", onnx.TensorProto.FLOAT, [], [1e-6]))
-    for out in ("kind", "face"):
-        nodes.append(helper.make_node("Sum", [f"m{i}_{out}" for i in range(n)], [f"{out}_sum"]))
-        nodes.append(helper.make_node("Mul", [f"{out}_sum", "ensemble_share"], [out]))
+    for out, giving in (("kind", n - face_only), ("face", n)):
+        inits.append(helper.make_tensor(f"{out}_share", onnx.TensorProto.FLOAT, [], [1.0 / giving]))
+        nodes.append(helper.make_node("Sum", [f"m{i}_{out}" for i in range(giving)], [f"{out}_sum"]))
+        nodes.append(helper.make_node("Mul", [f"{out}_sum", f"{out}_share"], [out]))
     nodes.append(helper.make_node("Concat", [f"m{i}_embed_unit" for i in range(n)], ["embed"], axis=1))
     outputs = []
     for out in OUTPUTS:
@@ -81,35 +86,42 @@ def main() -> int:
     """Join the members and write the ensemble's ``coin_face.onnx`` and ``coin_face.json``."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--member", type=Path, action="append", required=True, help="a model folder, repeatable")
+    ap.add_argument(
+        "--face-member", type=Path, action="append", default=[],
+        help="a model folder whose face joins the mean but whose kind does not, repeatable",
+    )
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
-    if len(args.member) < 2:
-        ap.error("an ensemble needs at least two --member folders")
-    for folder in args.member:
+    folders = args.member + args.face_member
+    if len(folders) < 2:
+        ap.error("an ensemble needs at least two --member or --face-member folders")
+    for folder in folders:
         missing = [f for f in ("coin_face.onnx", "coin_face.json") if not (folder / f).is_file()]
         if missing:
             print(f"error: {folder} has no {' and no '.join(missing)} (train it with tools/train_coins.py)", file=sys.stderr)
             return 2
-    metas = [json.loads((m / "coin_face.json").read_text()) for m in args.member]
-    for folder, meta in zip(args.member[1:], metas[1:]):
+    metas = [json.loads((m / "coin_face.json").read_text()) for m in folders]
+    for folder, meta in zip(folders[1:], metas[1:]):
         differ = [k for k in SAMPLING_KEYS if meta.get(k) != metas[0].get(k)]
         if differ:
-            print(f"error: {folder} differs from {args.member[0]} in {', '.join(differ)}", file=sys.stderr)
+            print(f"error: {folder} differs from {folders[0]} in {', '.join(differ)}", file=sys.stderr)
             return 2
-    model = join([onnx.load(str(m / "coin_face.onnx")) for m in args.member])
+    model = join([onnx.load(str(m / "coin_face.onnx")) for m in folders], face_only=len(args.face_member))
     args.out.mkdir(parents=True, exist_ok=True)
     onnx.save(model, str(args.out / "coin_face.onnx"))
     meta = dict(metas[0])
     meta["members"] = [
         {k: m[k] for k in ("command", "trained_on", "validation", "width", "epochs", "seed") if k in m}
-        for m in metas
+        | ({"face_only": True} if i >= len(args.member) else {})
+        for i, m in enumerate(metas)
     ]
     for k in ("command", "trained_on", "validation", "width", "epochs", "seed", "teacher", "teacher_weight"):
         meta.pop(k, None)
     meta["trained_on"] = "; ".join(dict.fromkeys(part for m in metas for part in m["trained_on"].split("; ")))
     meta["validation"] = list(dict.fromkeys(v for m in metas for v in m["validation"]))
     (args.out / "coin_face.json").write_text(json.dumps(meta, indent=1) + "\n")
-    print(f"wrote {args.out / 'coin_face.onnx'} ({len(args.member)} members)")
+    face_only = f", {len(args.face_member)} of them giving their face only" if args.face_member else ""
+    print(f"wrote {args.out / 'coin_face.onnx'} ({len(folders)} members{face_only})")
     return 0
 
 
