@@ -4,6 +4,7 @@ Usage (the ``onnx`` package is needed here only, never at run time)::
 
     python tools/ensemble_coins.py --member vision/models --member /tmp/coins --out /tmp/ensemble
     python tools/train_coins.py --calibrate-only /tmp/ensemble --fixtures fixtures/scenes/dev ...
+    python tools/ensemble_coins.py --split vision/models --out /tmp/members   # member_0, member_1, ...
 
 Each member is a folder written by ``tools/train_coins.py`` (``coin_face.onnx`` and
 ``coin_face.json``); they must share the polar sampling and the kinds. The joined model has the
@@ -16,7 +17,8 @@ same input and outputs as one member, so the run-time code does not change:
 - ``embed``: the members' embeddings, each scaled to unit length, side by side.
 
 Its ``coin_face.json`` is the first member's, with the members recorded; refit its
-temperatures with ``train_coins.py --calibrate-only`` before measuring it.
+temperatures with ``train_coins.py --calibrate-only`` before measuring it. ``--split`` cuts a
+joined model back into its members, each exactly as it was joined (to join them otherwise).
 """
 
 from __future__ import annotations
@@ -82,16 +84,62 @@ def join(members: list[onnx.ModelProto], face_only: int = 0) -> onnx.ModelProto:
     return model
 
 
+def split(model: onnx.ModelProto, n: int) -> list[onnx.ModelProto]:
+    """The ``n`` members that :func:`join` joined into ``model``, each with its own ``kind``,
+    ``face`` and ``embed`` (its embedding as it gave it, not yet of unit length)."""
+    model = onnx.shape_inference.infer_shapes(model)
+    feed = model.graph.input[0].name
+    members = []
+    for i in range(n):
+        prefix = f"m{i}_"
+        member = onnx.utils.Extractor(model).extract_model([feed], [prefix + out for out in OUTPUTS])
+        g = member.graph
+        for node in g.node:
+            node.input[:] = [name.removeprefix(prefix) for name in node.input]
+            node.output[:] = [name.removeprefix(prefix) for name in node.output]
+            node.name = node.name.removeprefix(prefix)
+        for tensor in list(g.initializer) + list(g.output) + list(g.value_info):
+            tensor.name = tensor.name.removeprefix(prefix)
+        onnx.checker.check_model(member)
+        members.append(member)
+    return members
+
+
+def split_folder(joined: Path, out: Path) -> int:
+    """Write each member of the joined model in ``joined`` to ``out/member_N`` (its ONNX model,
+    and the joined description with that member's training record)."""
+    meta = json.loads((joined / "coin_face.json").read_text())
+    records = meta.get("members")
+    if not records:
+        print(f"error: {joined / 'coin_face.json'} names no members: not a joined model", file=sys.stderr)
+        return 2
+    members = split(onnx.load(str(joined / "coin_face.onnx")), len(records))
+    for i, (member, record) in enumerate(zip(members, records)):
+        folder = out / f"member_{i}"
+        folder.mkdir(parents=True, exist_ok=True)
+        onnx.save(member, str(folder / "coin_face.onnx"))
+        own = {k: v for k, v in meta.items() if k not in ("members", "ensemble")} | record
+        own.pop("face_only", None)
+        (folder / "coin_face.json").write_text(json.dumps(own, indent=1) + "\n")
+    print(f"wrote {len(members)} members to {out}/member_0 ... member_{len(members) - 1}")
+    return 0
+
+
 def main() -> int:
     """Join the members and write the ensemble's ``coin_face.onnx`` and ``coin_face.json``."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--member", type=Path, action="append", required=True, help="a model folder, repeatable")
+    ap.add_argument("--member", type=Path, action="append", default=[], help="a model folder, repeatable")
     ap.add_argument(
         "--face-member", type=Path, action="append", default=[],
         help="a model folder whose face joins the mean but whose kind does not, repeatable",
     )
+    ap.add_argument("--split", type=Path, default=None, help="a joined model's folder: write its members instead")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
+    if args.split is not None:
+        if args.member or args.face_member:
+            ap.error("--split takes no --member or --face-member")
+        return split_folder(args.split, args.out)
     folders = args.member + args.face_member
     if len(folders) < 2:
         ap.error("an ensemble needs at least two --member or --face-member folders")
