@@ -119,14 +119,15 @@ def split_folder(joined: Path, out: Path) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         onnx.save(member, str(folder / "coin_face.onnx"))
         own = {k: v for k, v in meta.items() if k not in ("members", "ensemble")} | record
-        own.pop("face_only", None)
+        face_only = own.pop("face_only", False)
         (folder / "coin_face.json").write_text(json.dumps(own, indent=1) + "\n")
-    print(f"wrote {len(members)} members to {out}/member_0 ... member_{len(members) - 1}")
+        print(f"wrote {folder}{' (joined with --face-member: its face only)' if face_only else ''}")
     return 0
 
 
 def main() -> int:
-    """Join the members and write the ensemble's ``coin_face.onnx`` and ``coin_face.json``."""
+    """Join the members and write the ensemble's ``coin_face.onnx`` and ``coin_face.json`` (or,
+    with ``--split``, write a joined model's members)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--member", type=Path, action="append", default=[], help="a model folder, repeatable")
     ap.add_argument(
@@ -141,6 +142,8 @@ def main() -> int:
             ap.error("--split takes no --member or --face-member")
         return split_folder(args.split, args.out)
     folders = args.member + args.face_member
+    if not args.member:
+        ap.error("at least one --member must give the kind (--face-member folders give their face only)")
     if len(folders) < 2:
         ap.error("an ensemble needs at least two --member or --face-member folders")
     for folder in folders:
