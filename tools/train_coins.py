@@ -54,7 +54,12 @@ Cycles scenes 93.7% -> 95.5%), fewer procedural ones and one more real validatio
 so not shipped alone. Session 36 joined three of them (``--epochs 24 --copies 48`` with seeds
 22 and 23, and ``--epochs 30 --copies 48`` with seed 22) to session 9's three as face-only
 members: the held-back scenes' faces 93.8% -> 96.0%, the real held-out photos' as before
-(BENCHMARKS.md).
+(BENCHMARKS.md). Since session 37 the joined model also comes as two halves read one after the
+other (``ensemble_coins.py --cascade 5``): the face-only members run only where the first three
+leave a coin in doubt. ``--invert 0.3`` shows three copies in ten with their greys inverted (a
+shiny coin's relief against a worn one's); tried in session 37 on the first three members'
+recipes, in place of them or as face-only members: no more validation faces right, fewer
+denominations right (BENCHMARKS.md).
 
 Writes ``coin_face.onnx`` and ``coin_face.json`` into ``--out``.
 """
@@ -233,6 +238,7 @@ def augment_batch(
     copies: int,
     rng: np.random.Generator,
     mirror: float = 0.0,
+    invert: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``copies`` randomly altered polar images of every coin, with kind and face labels.
 
@@ -242,10 +248,17 @@ def augment_batch(
     random number is drawn for it when ``mirror`` is 0, so models trained without it are
     made again exactly.
 
-    :raises ValueError: for a ``mirror`` share outside 0 to 1.
+    With ``invert``, that share of the copies is seen with its greys inverted: the relief of a
+    worn, dark coin shows as light edges on a dark field, that of a new, shiny one often as dark
+    edges on a light field, and the design is the same either way. Likewise no random number
+    is drawn for it when ``invert`` is 0.
+
+    :raises ValueError: for a ``mirror`` or ``invert`` share outside 0 to 1.
     """
     if not 0.0 <= mirror <= 1.0:
         raise ValueError(f"mirror must be a share from 0 to 1, got {mirror!r}")
+    if not 0.0 <= invert <= 1.0:
+        raise ValueError(f"invert must be a share from 0 to 1, got {invert!r}")
     xs, kinds, faces = [], [], []
     for img, coins in photos:
         for cx, cy, r, kind, face in coins:
@@ -269,6 +282,8 @@ def augment_batch(
                     spread = rng.uniform(0.05, 0.2)
                     g = g + rng.uniform(40, 160) * np.exp(-((gx - sx) ** 2 + (gy - sy) ** 2) / (2 * spread**2))
                 g8 = np.clip(g, 0, 255).astype(np.uint8)
+                if invert > 0 and rng.random() < invert:
+                    g8 = 255 - g8  # the relief's light and shade swapped (a shiny coin against a worn one)
                 # Smaller coins: resample to a radius between 10 px and the real one.
                 target_r = rng.uniform(10.0, max(10.5, min(r, 60.0)))
                 f = target_r / r
@@ -473,10 +488,17 @@ def main() -> int:
         "--mirror", type=float, default=0.0,
         help="share of the altered copies seen mirrored (a mirrored face is the same face; 0: none)",
     )
+    ap.add_argument(
+        "--invert", type=float, default=0.0,
+        help="share of the altered copies seen with their greys inverted (a shiny coin's relief "
+        "against a worn one's; 0: none)",
+    )
     ap.add_argument("--teacher-weight", type=float, default=0.7, help="share of the loss taken by the teacher's outputs")
     args = ap.parse_args()
     if not 0.0 <= args.mirror <= 1.0:
         ap.error(f"--mirror must be a share from 0 to 1, got {args.mirror}")
+    if not 0.0 <= args.invert <= 1.0:
+        ap.error(f"--invert must be a share from 0 to 1, got {args.invert}")
     if args.fixtures is None:
         args.fixtures = [Path("fixtures/scenes/dev")]
     args.fixtures = [f for f in args.fixtures if str(f) not in ("", ".")]
@@ -525,12 +547,12 @@ def main() -> int:
     steps = 0
     for epoch in range(args.epochs):
         t0 = time.time()
-        x, k, f = augment_batch(train, args.copies, rng, args.mirror)
+        x, k, f = augment_batch(train, args.copies, rng, args.mirror, args.invert)
         if rendered_train:
-            rx, rk, rf = augment_batch(rendered_train, args.fixture_copies, rng, args.mirror)
+            rx, rk, rf = augment_batch(rendered_train, args.fixture_copies, rng, args.mirror, args.invert)
             x, k, f = np.concatenate([x, rx]), np.concatenate([k, rk]), np.concatenate([f, rf])
         if negatives:
-            nx, nk, nf = augment_batch(negatives, args.negative_copies or max(1, args.copies // 4), rng, args.mirror)
+            nx, nk, nf = augment_batch(negatives, args.negative_copies or max(1, args.copies // 4), rng, args.mirror, args.invert)
             x, k, f = np.concatenate([x, nx]), np.concatenate([k, nk]), np.concatenate([f, nf])
         order = rng.permutation(len(x))
         if teacher is not None:
@@ -616,6 +638,7 @@ def main() -> int:
         "command": " ".join(["python tools/train_coins.py", *sys.argv[1:]]),
         **({"teacher": str(args.teacher), "teacher_weight": args.teacher_weight} if args.teacher else {}),
         **({"mirror": args.mirror} if args.mirror else {}),
+        **({"invert": args.invert} if args.invert else {}),
         **({"cocked_unsure": True, "cocked_weight": args.cocked_weight} if args.cocked_unsure else {}),
     }
     (args.out / "coin_face.json").write_text(json.dumps(meta, indent=1) + "\n")
