@@ -19,6 +19,13 @@ same input and outputs as one member, so the run-time code does not change:
 Its ``coin_face.json`` is the first member's, with the members recorded; refit its
 temperatures with ``train_coins.py --calibrate-only`` before measuring it. ``--split`` cuts a
 joined model back into its members, each exactly as it was joined (to join them otherwise).
+
+With face-only members, ``--cascade MARGIN`` also writes the two halves of the joined model
+apart, for a read that runs the face-only members only where it needs them
+(``vision._coin_model``): ``coin_face_first.onnx``, the members that give their kind, joined,
+and ``coin_face_more.onnx``, the face-only members, joined. A coin whose first members' mean
+face logits differ by ``MARGIN`` or more is not shown to the others. ``coin_face.onnx`` stays
+the whole model (the enrolment's embeddings are its).
 """
 
 from __future__ import annotations
@@ -118,7 +125,7 @@ def split_folder(joined: Path, out: Path) -> int:
         folder = out / f"member_{i}"
         folder.mkdir(parents=True, exist_ok=True)
         onnx.save(member, str(folder / "coin_face.onnx"))
-        own = {k: v for k, v in meta.items() if k not in ("members", "ensemble")} | record
+        own = {k: v for k, v in meta.items() if k not in ("members", "ensemble", "cascade")} | record
         face_only = own.pop("face_only", False)
         (folder / "coin_face.json").write_text(json.dumps(own, indent=1) + "\n")
         print(f"wrote {folder}{' (joined with --face-member: its face only)' if face_only else ''}")
@@ -134,6 +141,11 @@ def main() -> int:
         "--face-member", type=Path, action="append", default=[],
         help="a model folder whose face joins the mean but whose kind does not, repeatable",
     )
+    ap.add_argument(
+        "--cascade", type=float, default=None, metavar="MARGIN",
+        help="also write the members giving their kind and the face-only members as two models, read "
+        "one after the other: the second only for coins whose first face logits differ by less than MARGIN",
+    )
     ap.add_argument("--split", type=Path, default=None, help="a joined model's folder: write its members instead")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
@@ -146,6 +158,8 @@ def main() -> int:
         ap.error("at least one --member must give the kind (--face-member folders give their face only)")
     if len(folders) < 2:
         ap.error("an ensemble needs at least two --member or --face-member folders")
+    if args.cascade is not None and (len(args.member) < 2 or len(args.face_member) < 2 or args.cascade <= 0):
+        ap.error("--cascade needs a positive margin and at least two --member and two --face-member folders")
     for folder in folders:
         missing = [f for f in ("coin_face.onnx", "coin_face.json") if not (folder / f).is_file()]
         if missing:
@@ -170,6 +184,12 @@ def main() -> int:
         meta.pop(k, None)
     meta["trained_on"] = "; ".join(dict.fromkeys(part for m in metas for part in m["trained_on"].split("; ")))
     meta["validation"] = list(dict.fromkeys(v for m in metas for v in m["validation"]))
+    if args.cascade is not None:
+        halves = (("first", args.member), ("more", args.face_member))
+        for half, group in halves:
+            onnx.save(join([onnx.load(str(m / "coin_face.onnx")) for m in group]), str(args.out / f"coin_face_{half}.onnx"))
+        meta["cascade"] = {"first": "coin_face_first.onnx", "more": "coin_face_more.onnx", "margin": args.cascade}
+        print(f"wrote {args.out / 'coin_face_first.onnx'} and {args.out / 'coin_face_more.onnx'} (cascade margin {args.cascade:g})")
     (args.out / "coin_face.json").write_text(json.dumps(meta, indent=1) + "\n")
     face_only = f", {len(args.face_member)} of them giving their face only" if args.face_member else ""
     print(f"wrote {args.out / 'coin_face.onnx'} ({len(folders)} members{face_only})")

@@ -43,7 +43,7 @@ from vision._coin_geometry import (
     suppress,
     work_image,
 )
-from vision._coin_model import MODEL_DIR, ModelMeta, ModelOutput, load_model
+from vision._coin_model import MODEL_DIR, NOT_A_COIN, NOT_A_COIN_SKIP, ModelMeta, ModelOutput, load_model
 from vision.colour_coins import colour_circles
 from vision.edge_coins import edge_bars, edge_net, edge_probability
 from vision.hidden_coins import coins_beneath
@@ -53,7 +53,7 @@ from vision.types import COIN_KINDS, Detection
 if TYPE_CHECKING:
     from vision.enrol import CoinProfile
 
-NOT_COIN = "none"
+NOT_COIN = NOT_A_COIN
 """The appearance model's class for circles that are not coins."""
 
 CONFIDENT = 0.9
@@ -216,8 +216,9 @@ class CoinParams:
     appearance_agree: float = 0.5
     """Below this appearance probability of the chosen denomination the confidence is scaled
     down in proportion (0 turns the check off): evidence that disagrees makes a read unsure."""
-    not_coin: float = 0.5
-    """A circle the appearance model calls not a coin with at least this probability is dropped."""
+    not_coin: float = NOT_A_COIN_SKIP
+    """A circle the appearance model calls not a coin with at least this probability is dropped
+    (the appearance model's cascade reads no face for such a circle: ``vision._coin_model``)."""
     coin_doubt: bool = True
     """Whether a kept circle's confidence is also scaled by the model's probability that it is a
     coin at all (``1 - p(not a coin)``). Without it a circle the model half thinks is no coin
@@ -233,7 +234,8 @@ class CoinParams:
     them, and a coin that looks like none of them (a quarter on a table of pennies) is read
     without confidence, since the appearance model disagrees (``appearance_agree``)."""
     model_dir: Path = MODEL_DIR
-    """Folder with ``coin_face.onnx`` and ``coin_face.json``."""
+    """Folder with ``coin_face.onnx`` and ``coin_face.json`` (and the model's halves that
+    ``coin_face.json`` names, if it names any: ``vision._coin_model``)."""
     colour_search: bool = True
     """Look for coins as light as the cloth, which have no outline in grey, where the reduced
     frame shows a patch of another colour that no circle found in grey explains
@@ -600,7 +602,10 @@ def find_coins(
             colour, table = colour_features(lab, circles, scale)
         elif not circles:
             return _lone_coins_on_edge(frame, views, mm_per_px, params), mm_per_px
-    out, meta = appearance(frame, circles, params, views.gray)
+    # The enrolled exemplars vote by the whole model's embeddings; without them the appearance
+    # model's second half runs only for coins its first leaves in doubt (``vision._coin_model``).
+    whole = profile is not None and len(profile.embeddings) > 0 and profile_fits_model(profile, params)
+    out, meta = appearance(frame, circles, params, views.gray, whole=whole)
     weak = np.array([c.support < params.min_support for c in circles])
     if NOT_COIN in meta.kinds:
         # The model has seen dice pips, card symbols and cloth: drop what it says is none of ours,
@@ -624,7 +629,9 @@ def find_coins(
     rough = None
     if params.look_beneath:
         # A coin half hidden under another, and the one on it, are sized on part of their rims.
-        circles, colour, p_none, out, rough = _with_coins_beneath(frame, views, lab, table, circles, colour, p_none, out, params)
+        circles, colour, p_none, out, rough = _with_coins_beneath(
+            frame, views, lab, table, circles, colour, p_none, out, params, whole
+        )
     if by_colour.any():
         # A coin seen only in colour is sized on its colour's edge, which the camera blurs more
         # than its lightness's (and a shadow's darkness may join): its size is rough.
@@ -633,7 +640,8 @@ def find_coins(
     kind_prob = _reorder(out.kind_prob, meta.kinds)
     kind_prob = kind_prob / np.maximum(kind_prob.sum(axis=1, keepdims=True), 1e-9)
     face_prob = out.face_prob
-    if profile is not None and profile_fits_model(profile, params):
+    if whole:
+        assert profile is not None
         kind_prob, face_prob = profile.adapt(out.embedding, kind_prob, face_prob)
 
     colours = profile.colours if profile is not None and profile.colours else DEFAULT_COLOURS
@@ -752,10 +760,12 @@ def _with_coins_beneath(
     p_none: np.ndarray,
     out: ModelOutput,
     params: CoinParams,
+    whole: bool = True,
 ) -> tuple[list[Circle], np.ndarray, np.ndarray, ModelOutput, np.ndarray | None]:
     """The circles with every coin half hidden under another added, both marked stacked, and
-    their colours, not-a-coin probabilities and model outputs (``vision.hidden_coins``), and
-    which circles are such pairs' (sized on part of their rims), or ``None`` when there is none."""
+    their colours, not-a-coin probabilities and model outputs (``vision.hidden_coins``; the
+    whole model's, or its first half where that is sure, as :func:`appearance` takes ``whole``),
+    and which circles are such pairs' (sized on part of their rims), or ``None`` when there is none."""
     beneath = coins_beneath(views.gray, lab, views.scale, table, circles)
     if not beneath:
         return circles, colour, p_none, out, None
@@ -765,7 +775,7 @@ def _with_coins_beneath(
     circles = [tops.get(i, c) for i, c in enumerate(circles)] + hidden
     # The hidden coin's colour where it shows, against the same table as the others'.
     hidden_colour = np.array([b.crescent_colour for b in beneath], np.float32) - table
-    more, _ = appearance(frame, hidden, params, views.gray)
+    more, _ = appearance(frame, hidden, params, views.gray, whole=whole)
     # A coin mostly hidden looks little like one to the model: it stays (it is reported
     # stacked, unread), its doubt counted in nothing but its kind.
     return (
@@ -806,16 +816,23 @@ def profile_fits_model(profile: CoinProfile, params: CoinParams = CoinParams()) 
 
 
 def appearance(
-    frame: np.ndarray, circles: list[Circle], params: CoinParams = CoinParams(), gray: np.ndarray | None = None
+    frame: np.ndarray,
+    circles: list[Circle],
+    params: CoinParams = CoinParams(),
+    gray: np.ndarray | None = None,
+    whole: bool = True,
 ) -> tuple[ModelOutput, ModelMeta]:
-    """The appearance model's kind, face and embedding for each circle (polar images of the grey frame)."""
+    """The appearance model's kind, face and embedding for each circle (polar images of the grey
+    frame). With ``whole`` false a model that comes in two halves runs its second only for the
+    coins its first leaves in doubt: the same kinds, nearly the same faces, in less time, but
+    embeddings not for enrolment (``vision._coin_model.CoinModel.run``)."""
     model = load_model(params.model_dir)
     meta = model.meta
     if gray is None:
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     grid = polar_grid(meta.n_radii, meta.n_angles, meta.pad, meta.inner, meta.outer)
     polar = polar_samples(gray, [(c.x, c.y, c.r) for c in circles], grid, meta.base_radius, meta.normalise)
-    return model.run(polar), meta
+    return model.run(polar, whole), meta
 
 
 def tilted_coins(

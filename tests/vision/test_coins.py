@@ -11,9 +11,12 @@ import numpy as np
 import pytest
 
 from tests.fixtures_support import game_frame_path, load_game
-from vision._coin_geometry import APPEARANCE_KINDS, COIN_DIAMETER_MM, FINE_SPAN, FINE_WORK_RADIUS, Circle, fine_search, overlapping_circles
-from vision._coin_model import MODEL_DIR, load_model
-from vision.coins import CONFIDENT, CoinParams, against_table, colour_loglik, DEFAULT_COLOURS, denominations, draw_coins, find_coin_circles, find_coins
+from vision._coin_geometry import (
+    APPEARANCE_KINDS, COIN_DIAMETER_MM, FINE_SPAN, FINE_WORK_RADIUS, Circle, fine_search, overlapping_circles, polar_grid,
+    polar_samples,
+)
+from vision._coin_model import MODEL_DIR, NOT_A_COIN, NOT_A_COIN_SKIP, CoinModel, load_model
+from vision.coins import CONFIDENT, CoinParams, against_table, appearance, colour_loglik, DEFAULT_COLOURS, denominations, draw_coins, find_coin_circles, find_coins
 from vision.enrol import CoinProfile, enrol_coins
 from vision.marker_scale import marker_scale
 from vision.read import params_for_scale, read_table
@@ -681,3 +684,88 @@ def test_a_rendered_fixture_games_pennies_are_read_surely_and_right() -> None:
     pairs = pair(reads, frame_label["objects"])
     assert len(pairs) == 7 and all(d is not None for _, d in pairs)
     assert [(d.value, d.confidence >= SHARED_SURE) for _, d in pairs if d is not None] == [(o["value"], True) for o, _ in pairs]
+
+
+def pennywise_circles() -> tuple[np.ndarray, list[Circle]]:
+    """A rendered Pennywise table (PW-T3's first frame: pennies, nickels, dimes and a quarter)
+    and the circles the coin search finds on it."""
+    frame_label = load_game("pennywise_pw_t3")["frames"][0]
+    frame = cv2.imread(str(game_frame_path("pennywise_pw_t3", frame_label)))
+    circles = find_coin_circles(frame, CoinParams())
+    assert len(circles) >= 10
+    return frame, circles
+
+
+def test_the_coin_models_cascade_reads_as_the_whole_model() -> None:
+    """The shipped coin model comes with its halves apart (``coin_face.json``'s ``cascade``):
+    read without the enrolment's embeddings, the face-only members run only for the coins the
+    first members leave in doubt. The kinds are the whole model's exactly, each face is the
+    same face and as sure or unsure by ``CoinParams.face_min``, and coins are skipped."""
+    cascade = json.loads((MODEL_DIR / "coin_face.json").read_text())["cascade"]
+    assert cascade["margin"] > 0
+    frame, circles = pennywise_circles()
+    whole, meta = appearance(frame, circles, whole=True)
+    quick, _ = appearance(frame, circles, whole=False)
+    np.testing.assert_array_equal(quick.kind_prob, whole.kind_prob)
+    np.testing.assert_allclose(quick.face_prob, whole.face_prob, atol=0.03)
+    heads = meta.faces.index("heads")
+    assert np.array_equal(quick.face_prob[:, heads] >= 0.5, whole.face_prob[:, heads] >= 0.5)
+    face_min = CoinParams().face_min
+    assert np.array_equal(quick.face_prob.max(axis=1) >= face_min, whole.face_prob.max(axis=1) >= face_min)
+    # A skipped coin's embedding has the second half's blocks zero (not for enrolment).
+    first_width = whole.embedding.shape[1] // 2
+    skipped = ~quick.embedding[:, first_width:].any(axis=1)
+    assert 0 < skipped.sum() < len(circles)
+
+
+def test_the_coin_models_cascade_with_every_coin_in_doubt_is_the_whole_model() -> None:
+    """Each half's face is the mean of as many members' as the other's, so the two halves' mean
+    is the whole model's: with every coin in doubt, kinds, faces and embeddings are the same
+    (but for circles the first members call no coin, which are dropped unread)."""
+    cascade = json.loads((MODEL_DIR / "coin_face.json").read_text())["cascade"]
+    shipped = load_model()
+    meta = shipped.meta
+    in_doubt = CoinModel(
+        MODEL_DIR / "coin_face.onnx", replace(meta, cascade_margin=1e9),
+        (MODEL_DIR / cascade["first"], MODEL_DIR / cascade["more"]),
+    )
+    frame, circles = pennywise_circles()
+    grid = polar_grid(meta.n_radii, meta.n_angles, meta.pad, meta.inner, meta.outer)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    polar = polar_samples(gray, [(c.x, c.y, c.r) for c in circles], grid, meta.base_radius, meta.normalise)
+    whole, cascaded = shipped.run(polar, whole=True), in_doubt.run(polar, whole=False)
+    np.testing.assert_array_equal(cascaded.kind_prob, whole.kind_prob)
+    coins = whole.kind_prob[:, meta.kinds.index(NOT_A_COIN)] < NOT_A_COIN_SKIP
+    assert coins.sum() >= 10
+    np.testing.assert_allclose(cascaded.face_prob[coins], whole.face_prob[coins], atol=1e-5)
+    np.testing.assert_allclose(cascaded.embedding[coins], whole.embedding[coins], atol=1e-5)
+
+
+def test_a_read_with_an_enrolled_profile_uses_the_whole_coin_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The enrolled exemplars vote by the whole model's embeddings, so a read with a profile of
+    this model runs the whole model; a read without one runs the cascade."""
+    profile = enrolled_on("mmr_60.jpg")
+    img, _ = labelled("mmr_61.jpg")
+    asked: list[bool] = []
+    run = CoinModel.run
+
+    def recorded(self: CoinModel, polar: np.ndarray, whole: bool = True) -> object:
+        asked.append(whole)
+        return run(self, polar, whole)
+
+    monkeypatch.setattr(CoinModel, "run", recorded)
+    find_coins(img, profile=profile)
+    assert asked and all(asked)
+    asked.clear()
+    find_coins(img)
+    assert asked and not any(asked)
+
+
+def test_a_coin_model_without_the_half_its_description_names_is_refused_by_name(tmp_path: Path) -> None:
+    """A model folder whose ``coin_face.json`` names halves that are not there (copied without
+    them) is refused with the missing file's name, not read with half a model."""
+    for name in ("coin_face.onnx", "coin_face.json"):
+        (tmp_path / name).write_bytes((MODEL_DIR / name).read_bytes())
+    first = json.loads((MODEL_DIR / "coin_face.json").read_text())["cascade"]["first"]
+    with pytest.raises(FileNotFoundError, match=first):
+        load_model(tmp_path)

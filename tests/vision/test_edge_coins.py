@@ -79,7 +79,7 @@ def test_a_coin_alone_on_its_edge_is_looked_for_at_a_known_scale() -> None:
 
 
 def test_without_its_model_file_there_is_no_check(tmp_path: Path) -> None:
-    for path in MODEL_DIR.glob("coin_face.*"):
+    for path in MODEL_DIR.glob("coin_face*"):
         shutil.copy(path, tmp_path / path.name)
     assert edge_net(tmp_path) is None and edge_net(MODEL_DIR) is not None
     frame = cv2.imread(str(SCENES / "dev" / "dev_0015.jpg"))
