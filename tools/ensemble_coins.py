@@ -6,6 +6,13 @@ Usage (the ``onnx`` package is needed here only, never at run time)::
     python tools/train_coins.py --calibrate-only /tmp/ensemble --fixtures fixtures/scenes/dev ...
     python tools/ensemble_coins.py --split vision/models --out /tmp/members   # member_0, member_1, ...
 
+The shipped model, from its members so cut out (``coin_face.json`` records which give their face
+only), with its halves for the cascade::
+
+    python tools/ensemble_coins.py --member /tmp/members/member_0 --member /tmp/members/member_1 \
+        --member /tmp/members/member_2 --face-member /tmp/members/member_3 \
+        --face-member /tmp/members/member_4 --face-member /tmp/members/member_5 --cascade 5 --out DIR
+
 Each member is a folder written by ``tools/train_coins.py`` (``coin_face.onnx`` and
 ``coin_face.json``); they must share the polar sampling and the kinds. The joined model has the
 same input and outputs as one member, so the run-time code does not change:
