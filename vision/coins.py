@@ -640,8 +640,7 @@ def find_coins(
     kind_prob = _reorder(out.kind_prob, meta.kinds)
     kind_prob = kind_prob / np.maximum(kind_prob.sum(axis=1, keepdims=True), 1e-9)
     face_prob = out.face_prob
-    if whole:
-        assert profile is not None
+    if whole and profile is not None:
         kind_prob, face_prob = profile.adapt(out.embedding, kind_prob, face_prob)
 
     colours = profile.colours if profile is not None and profile.colours else DEFAULT_COLOURS
