@@ -172,10 +172,13 @@ STEPS: tuple[tuple[int, str, str, str], ...] = (
 the name the read calls it by (a module's own, or the one it imported it as)."""
 
 
-def time_steps(scenes: list[Scene], passes: int) -> list[tuple[int, str, list[float]]]:
+def time_steps(
+    scenes: list[Scene], passes: int, params_of: ParamsOf | None = None
+) -> list[tuple[int, str, list[float]]]:
     """(depth, label, ms a frame) of each of :data:`STEPS` and of the whole read, over ``passes``
     reads of each scene as ``referee read`` reads it (CPU time; a step called twice in a frame
-    counts both)."""
+    counts both). ``params_of`` gives each scene's parameters (chosen before the clock starts;
+    ``None``: ``read_table``'s own choice)."""
     spent: dict[str, float] = {}
     originals = []
     for _depth, module_name, name, label in STEPS:
@@ -194,12 +197,13 @@ def time_steps(scenes: list[Scene], passes: int) -> list[tuple[int, str, list[fl
     per_step: dict[str, list[float]] = {label: [] for *_, label in STEPS}
     whole: list[float] = []
     try:
-        read_table(scenes[0][1])  # load the models before timing
+        chosen = [None if params_of is None else params_of(frame, labels) for _name, frame, labels in scenes]
+        read_table(scenes[0][1], params=chosen[0])  # load the models before timing
         for _ in range(passes):
-            for _name, frame, _labels in scenes:
+            for (_name, frame, _labels), params in zip(scenes, chosen):
                 spent.clear()
                 c0 = time.process_time()
-                read_table(frame)
+                read_table(frame, params=params)
                 whole.append(1000.0 * (time.process_time() - c0))
                 for label in per_step:
                     per_step[label].append(spent.get(label, 0.0))
@@ -216,7 +220,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--passes", type=int, default=3, help="times each scene is read")
     ap.add_argument("--coin-model-dir", type=Path, help="another coin model to time (default: the shipped one)")
     ap.add_argument("--fit", metavar="WxH", help="fit each photo into a frame of this size first (e.g. 1280x960), unstretched")
-    ap.add_argument("--steps", action="store_true", help="time each step of the read as referee read reads (see STEPS)")
+    ap.add_argument(
+        "--steps", action="store_true",
+        help="time each step of the read as referee read reads (see STEPS; with --coin-model-dir, with that model)",
+    )
     args = ap.parse_args(argv)
     if args.passes < 1:
         ap.error("--passes must be at least 1")
@@ -246,9 +253,18 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.passes} passes, one thread"
     )
 
+    def as_read_table_chooses(frame: np.ndarray, _labels: dict[str, Any]) -> ReadParams | None:
+        """``None`` (read_table's own choice) for the shipped coin model; for another, the
+        parameters read_table would choose (the markers' scale when seen), with that model."""
+        if args.coin_model_dir is None:
+            return None
+        markers = marker_scale(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+        params = params_for_scale(None if markers is None else markers.mm_per_px, frame.shape[1], frame.shape[0])
+        return replace(params, coins=replace(params.coins, model_dir=args.coin_model_dir))
+
     if args.steps:
         print("each step's CPU ms a frame, median and mean (a step's own steps indented under it):")
-        for depth, label, ms in time_steps(scenes, args.passes):
+        for depth, label, ms in time_steps(scenes, args.passes, as_read_table_chooses):
             print(f"{'  ' * depth}{label}: median {np.median(ms):.2f}, mean {np.mean(ms):.2f}")
         return 0
 
@@ -259,15 +275,6 @@ def main(argv: list[str] | None = None) -> int:
 
     def fixed(params: ReadParams | None) -> ParamsOf:
         return lambda _frame, _labels: params
-
-    def as_read_table_chooses(frame: np.ndarray, _labels: dict[str, Any]) -> ReadParams | None:
-        """``None`` (read_table's own choice) for the shipped coin model; for another, the
-        parameters read_table would choose (the markers' scale when seen), with that model."""
-        if args.coin_model_dir is None:
-            return None
-        markers = marker_scale(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
-        params = params_for_scale(None if markers is None else markers.mm_per_px, frame.shape[1], frame.shape[0])
-        return replace(params, coins=replace(params.coins, model_dir=args.coin_model_dir))
 
     reads = [
         # As ``referee read IMAGE`` reads: read_table chooses (the markers' scale when seen).

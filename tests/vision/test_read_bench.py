@@ -118,3 +118,23 @@ def test_steps_say_where_a_reads_time_goes(tmp_path: Path, capsys: pytest.Captur
     assert any(row.startswith("    the transform") for row in rows)
     assert 0 < ms["the transform"] <= ms["circle search"] <= ms["coins (find_coins)"] < ms["the whole read"]
     assert 0 < ms["reader crops"] <= ms["dice (find_dice)"] < ms["the whole read"]
+
+
+def test_steps_time_another_coin_model_when_given_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--steps --coin-model-dir DIR`` times the read with that coin model (every coin read
+    loads it from DIR), so that a candidate's steps are compared with the shipped model's."""
+    import vision.coins
+    from vision._coin_model import MODEL_DIR
+
+    (tmp_path / "scenes").mkdir()
+    folder = two_scenes(tmp_path / "scenes")
+    models = tmp_path / "models"
+    shutil.copytree(MODEL_DIR, models)
+    asked: list[Path] = []
+    load = vision.coins.load_model
+    monkeypatch.setattr(vision.coins, "load_model", lambda model_dir=MODEL_DIR: asked.append(model_dir) or load(model_dir))
+    assert main(["--scenes", str(folder), "--passes", "1", "--steps", "--coin-model-dir", str(models)]) == 0
+    assert "appearance network: median" in capsys.readouterr().out
+    assert asked and set(asked) == {models}
