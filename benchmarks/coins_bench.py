@@ -233,7 +233,7 @@ def fixture_objects(objects: list[dict]) -> list[dict]:
 
 
 OVERRIDES = (
-    "model_dir", "coin_doubt", "tilted_anchor", "size_at_edge_middle", "colour_against_white", "colour_search",
+    "model_dir", "coin_doubt", "tilted_search", "tilted_anchor", "size_at_edge_middle", "colour_against_white", "colour_search",
     "erase_print",
 )
 """The coin settings this benchmark's command line may change, kept when the live reader's
@@ -369,7 +369,11 @@ def main() -> int:
         "--no-coin-doubt", action="store_true",
         help="confidence without the model's doubt that a circle is a coin (CoinParams.coin_doubt off)",
     )
-    ap.add_argument("--tilted-anchor", type=float, default=None, help="override CoinParams.tilted_anchor")
+    ap.add_argument(
+        "--tilted-search", action="store_true",
+        help="look for coins leaning or on edge as elongated patches too, as before session 39 (CoinParams.tilted_search on)",
+    )
+    ap.add_argument("--tilted-anchor", type=float, default=None, help="override CoinParams.tilted_anchor (with --tilted-search)")
     ap.add_argument(
         "--size-at-flank", action="store_true",
         help="size coins by their edges' outer flanks, as before session 23 (CoinParams.size_at_edge_middle off)",
@@ -397,6 +401,8 @@ def main() -> int:
     params = CoinParams() if args.model_dir is None else CoinParams(model_dir=args.model_dir)
     if args.no_coin_doubt:
         params = replace(params, coin_doubt=False)
+    if args.tilted_search:
+        params = replace(params, tilted_search=True)
     if args.tilted_anchor is not None:
         params = replace(params, tilted_anchor=args.tilted_anchor)
     if args.size_at_flank:

@@ -67,7 +67,7 @@ def close_up_params(params: CoinParams) -> CoinParams:
         small_radius=smallest,  # the finer search for small coins is made only below min_radius
         max_radius=largest,
         on_edge_at=1.01,  # off
-        tilted_anchor=0.0,  # no round coin anchors a tilted one: none is looked for
+        tilted_search=False,  # off even where the caller's parameters turn it on
     )
 
 
