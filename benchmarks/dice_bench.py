@@ -410,6 +410,8 @@ OVERRIDES = {
     "coarse_min_side": "coarse_min_side",
     "turns": "reader_turns",
     "unsure_not_die": "unsure_not_die",
+    "faint_not_die": "faint_not_die",
+    "faint_score": "faint_score",
     "wider_look": "wider_look",
     "wider_look_read": "wider_look_read",
     "temperature": "temperature",
@@ -454,6 +456,9 @@ def main() -> None:
     ap.add_argument("--wider-look-read", type=float, help="override DiceParams.wider_look_read")
     ap.add_argument("--turns", type=int, help="override DiceParams.reader_turns (1, 2 or 4)")
     ap.add_argument("--unsure-not-die", type=float, help="override DiceParams.unsure_not_die")
+    ap.add_argument("--faint-not-die", type=float,
+                    help="override DiceParams.faint_not_die (1.01: faint unsure candidates kept, as before session 39)")
+    ap.add_argument("--faint-score", type=float, help="override DiceParams.faint_score")
     ap.add_argument("--temperature", type=float, help="override DiceParams.temperature")
     ap.add_argument("--doubt-look-px", type=float,
                     help="override DiceParams.doubt_look_px (0: no closer look at doubtful reads, as before session 26)")
