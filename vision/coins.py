@@ -216,6 +216,15 @@ class CoinParams:
     """Smallest tilted-coin patch, as a fraction of a typical round coin's area."""
     tilted_size: tuple[float, float] = (0.65, 1.35)
     """A tilted coin's long axis, as fractions of a typical round coin's diameter."""
+    edge_anchor: float = 0.01
+    """With no known scale (no calibration, no markers), coins on their edge (``on_edge_at``) are
+    looked for only beside a round coin whose not-a-coin probability is below this, as tilted
+    ones were (``tilted_anchor``): they are sized against the round coins, and on the card
+    photos a numeral passing for a coin made card edges and pips in a row bars of a coin's
+    length. Measured in session 39 (BENCHMARKS.md): the card photos' coins on edge 17 -> 4, the
+    coin-free photos' false coins 31 -> 26; the dev scenes read without a calibration or markers
+    lose 1 of their 13 coins on edge reported (no round coin there below 0.1 either), and at a
+    known scale nothing changes. 1.0 turns it off."""
     tilted_anchor: float = 0.01
     """With ``tilted_search``, tilted coins are looked for only beside a round coin whose not-a-coin probability (the
     appearance model's) is below this, and sized against such coins: a dice photo's false
@@ -726,7 +735,10 @@ def find_coins(
             )
         )
     detections.extend(tilted_coins(lab, table, circles, scale, est, params, p_none))
-    detections.extend(coins_on_edge(frame, lab[:, :, 0], circles, scale, est, detections, params))
+    if mm_per_px is not None or bool(np.any(p_none < params.edge_anchor)):
+        # Without a known scale, bars are sized against the round coins: only beside one the
+        # model is sure is a coin (a card's numeral passes for a circle, its pips for bars).
+        detections.extend(coins_on_edge(frame, lab[:, :, 0], circles, scale, est, detections, params))
     return detections, est
 
 
