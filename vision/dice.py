@@ -154,19 +154,18 @@ class DiceParams:
     98.0 / 99.1%. Dice read right are the same or more (a false box no longer takes a die's
     label); 0.2 loses fewer dice for about the same precision."""
     faint_not_die: float = 0.05
-    """In a photo of no known scale (``mm_per_px`` none, and none from the dice's own reads), a
-    candidate left without a value (and with no flag) whose "not a die" probability is above
-    this and whose finder score is under ``faint_score`` is dropped: a faint box the reader
-    cannot read and half doubts. Such were most false dice on the 150 card photos (spades,
-    clubs, corner indices: 134 of the 207 dice ``read_table`` reported there had no value), and
-    the false dice on close-ups of coins. A frame whose dice give their own scale is read again
-    at it, where this never applies, so dice-rune55 and the fixtures' scenes read the same, line
-    for line; only found dice with no value are lost, never a read. Chosen in session 39
-    (BENCHMARKS.md): on dice-rune55's validation photos and the dev scenes (no change from
-    0.02 to 0.1 and scores 0.4 to 0.5), then on the real photos in other conditions
-    (``photo_conditions_bench.py``, every second photo: read right the same in every condition;
-    found 0.3 points fewer in the dark, at 0.02 and 0.6 0.8 points fewer for no more precision)
-    and on every second card photo (unvalued dice 134 -> 49 in all; at 0.02 and 0.6, 24). 1.01
+    """In a read of no known scale (``mm_per_px`` none), a candidate left without a value (and
+    with no flag) whose "not a die" probability is above this and whose finder score is under
+    ``faint_score`` is dropped: a faint box the reader cannot read and half doubts. Such were
+    most false dice on the 150 card photos (spades, clubs, corner indices: 134 of the 207 dice
+    ``read_table`` reported there had no value), and the false dice on close-ups of coins. A
+    frame whose dice give their own scale is read again at it, where this does not apply: on
+    dice-rune55 and the dev scenes ``dice_bench`` prints the same figures line for line; the
+    held-back scenes as photos lose one d8 found, read wrong before. Only found dice with no
+    value are lost, never a read. Chosen in session 39 (BENCHMARKS.md) on the real photos in
+    other conditions (``photo_conditions_bench.py``, every second photo: read right the same in
+    every condition, found 0.3 points fewer in the dark; at 0.02 and 0.6, 0.8 points fewer for no
+    more precision) and on the card photos (unvalued dice 134 -> 49; at 0.02 and 0.6, 24). 1.01
     turns it off."""
     faint_score: float = 0.5
     """See ``faint_not_die``."""
