@@ -233,7 +233,7 @@ def fixture_objects(objects: list[dict]) -> list[dict]:
 
 
 OVERRIDES = (
-    "model_dir", "coin_doubt", "tilted_search", "tilted_anchor", "edge_anchor", "size_at_edge_middle", "colour_against_white", "colour_search",
+    "model_dir", "coin_doubt", "tilted_search", "tilted_anchor", "edge_anchor", "unanchored_not_coin", "size_at_edge_middle", "colour_against_white", "colour_search",
     "erase_print",
 )
 """The coin settings this benchmark's command line may change, kept when the live reader's
@@ -376,6 +376,8 @@ def main() -> int:
     ap.add_argument("--tilted-anchor", type=float, default=None, help="override CoinParams.tilted_anchor (with --tilted-search)")
     ap.add_argument("--edge-anchor", type=float, default=None,
                     help="override CoinParams.edge_anchor (1.0: coins on edge sought beside any round coin, as before session 39)")
+    ap.add_argument("--unanchored-not-coin", type=float, default=None,
+                    help="override CoinParams.unanchored_not_coin (1.0: doubtful circles kept in frames with no sure coin, as before session 39)")
     ap.add_argument(
         "--size-at-flank", action="store_true",
         help="size coins by their edges' outer flanks, as before session 23 (CoinParams.size_at_edge_middle off)",
@@ -409,6 +411,8 @@ def main() -> int:
         params = replace(params, tilted_anchor=args.tilted_anchor)
     if args.edge_anchor is not None:
         params = replace(params, edge_anchor=args.edge_anchor)
+    if args.unanchored_not_coin is not None:
+        params = replace(params, unanchored_not_coin=args.unanchored_not_coin)
     if args.size_at_flank:
         params = replace(params, size_at_edge_middle=False)
     if args.colour_against_cloth:

@@ -225,6 +225,16 @@ class CoinParams:
     coin-free photos' false coins 31 -> 26; the dev scenes read without a calibration or markers
     lose 1 of their 13 coins on edge reported (no round coin there below 0.1 either), and at a
     known scale nothing changes. 1.0 turns it off."""
+    unanchored_not_coin: float = 0.1
+    """In a frame of no known scale where no round coin is one the model is sure of (not-a-coin
+    under ``edge_anchor``), a circle is kept only when its not-a-coin probability is under this
+    (else under ``not_coin``): a lone doubtful circle in such a frame is most often a card's
+    pip, a die's face or a ring in a print. Every coins-mmr photo and every dev scene with a
+    coin has a sure one. Measured in session 39 (BENCHMARKS.md): false coins on the coin-free
+    photos 26 -> 12 (photos with any 18 -> 9), on the card photos 37 -> 16; coins-mmr, the dev
+    and held-back scenes the same (but one moving coin, unsure, no longer found on a dev scene
+    read with neither calibration nor markers); coins cut out alone as close-ups found as many
+    or more, with fewer false coins beside them. 1.0 turns it off."""
     tilted_anchor: float = 0.01
     """With ``tilted_search``, tilted coins are looked for only beside a round coin whose not-a-coin probability (the
     appearance model's) is below this, and sized against such coins: a dice photo's false
@@ -633,6 +643,10 @@ def find_coins(
         coin_like = (p_none < params.not_coin) & (~weak | (p_none < params.weak_not_coin))
         # A circle seen only in colour has less to show it is round and whole: the model must be surer.
         coin_like &= ~by_colour | (p_none < params.colour_not_coin)
+        if mm_per_px is None and not np.any(coin_like & (p_none < params.edge_anchor)):
+            # No coin here the model is sure of and no scale to size one by: keep only circles
+            # it all but believes are coins (``unanchored_not_coin``).
+            coin_like &= p_none < params.unanchored_not_coin
     else:
         p_none = np.zeros(len(circles), np.float64)
         coin_like = ~weak

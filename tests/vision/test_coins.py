@@ -157,9 +157,9 @@ def synthetic_table(
     return cv2.GaussianBlur(img, (3, 3), 0)
 
 
-GEOMETRY = CoinParams(not_coin=1.1, tilted_anchor=1.1)
-"""Synthetic discs look like no real coin, so these tests switch off the not-a-coin gate (and
-with it the need for a sure coin beside a tilted one) and exercise circles, sizes and colours only."""
+GEOMETRY = CoinParams(not_coin=1.1, tilted_anchor=1.1, unanchored_not_coin=1.1)
+"""Synthetic discs look like no real coin, so these tests switch off the not-a-coin gates (and
+with them the need for a sure coin beside a tilted one) and exercise circles, sizes and colours only."""
 
 TILTED = replace(GEOMETRY, tilted_search=True)
 """``GEOMETRY`` with the search for tilted coins as elongated patches on (off by default)."""
@@ -535,8 +535,9 @@ def test_a_circle_the_model_doubts_is_a_coin_is_never_a_sure_coin() -> None:
     path = DATA.parent / "dice-rune55" / "rune55_pxl_PXL_20240219_191232915_460f9bb8.jpg"
     assert path.is_file(), f"real photo missing: {path}"
     img = cv2.imread(str(path))
-    doubted, _ = find_coins(img)
-    trusted, _ = find_coins(img, CoinParams(coin_doubt=False))
+    kept = CoinParams(unanchored_not_coin=1.0)  # this rule alone: doubtful circles kept
+    doubted, _ = find_coins(img, kept)
+    trusted, _ = find_coins(img, replace(kept, coin_doubt=False))
     sure = [d for d in trusted if d.confidence >= CONFIDENT]
     assert sure, "the photo no longer shows the case"
     assert not any(d.confidence >= CONFIDENT for d in doubted)
@@ -598,6 +599,26 @@ def test_coins_on_edge_need_a_round_coin_the_model_is_sure_of_without_a_scale() 
         return [(d.kind, d.flags, d.center) for d in find_coins(img, params, mm_per_px=scale)[0]]
 
     assert seen(CoinParams()) == seen(anywhere) != []
+
+
+def test_with_no_sure_coin_and_no_scale_doubtful_circles_are_no_coins() -> None:
+    """A held-out dice photo: three dice faces pass for coins' circles that the model doubts are
+    coins (not-a-coin 0.2 to 0.4) and none is one it is sure of. With no scale to size them by,
+    such circles are no longer reported (``CoinParams.unanchored_not_coin``); at a known scale,
+    and beside a coin the model is sure of, they are judged as before."""
+    path = DATA.parent / "dice-rune55" / "rune55_pxl_PXL_20240219_191653468_82d2bd4f.jpg"
+    img = cv2.imread(str(path))
+    assert img is not None, f"cannot read {path}"
+    kept = CoinParams(unanchored_not_coin=1.0)
+    before = [d for d in find_coins(img, kept)[0] if not d.flags]
+    assert len(before) >= 2 and all(d.extra["p_not_coin"] >= 0.1 for d in before), "the photo no longer shows the case"
+    assert not [d for d in find_coins(img)[0] if not d.flags]
+    scale = 19.05 / (2 * before[0].extra["radius_px"])
+
+    def seen(params: CoinParams) -> list[tuple[str, tuple[float, float]]]:
+        return [(d.kind, d.center) for d in find_coins(img, params, mm_per_px=scale)[0]]
+
+    assert seen(CoinParams()) == seen(kept)
 
 
 def test_rendered_scale_from_homography() -> None:
