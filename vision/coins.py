@@ -231,17 +231,19 @@ class CoinParams:
     (else under ``not_coin``): a lone doubtful circle in such a frame is most often a card's
     pip, a die's face or a ring in a print. Every coins-mmr photo and every dev scene with a
     coin has a sure one. Measured in session 39 (BENCHMARKS.md): false coins on the coin-free
-    photos 26 -> 12 (photos with any 18 -> 9), on the card photos 37 -> 16; coins-mmr, the dev
-    and held-back scenes the same (but one moving coin, unsure, no longer found on a dev scene
-    read with neither calibration nor markers); coins cut out alone as close-ups found as many
-    or more, with fewer false coins beside them. 1.0 turns it off."""
+    photos 26 -> 12 (photos with any 18 -> 9), on the card photos 37 -> 16; coins-mmr and the dev
+    and held-back scenes at their scale the same; without a calibration one moving coin (dev)
+    and one flat coin (held back) fewer found, each in a scene with no sure coin; coins cut out
+    alone as close-ups found as many or more, with fewer false coins beside them. 1.0 turns it
+    off."""
     tilted_anchor: float = 0.01
-    """With ``tilted_search``, tilted coins are looked for only beside a round coin whose not-a-coin probability (the
-    appearance model's) is below this, and sized against such coins: a dice photo's false
-    circle made every die seen at a slant a "leaning coin". Every coins-mmr photo and every dev
-    scene with a coin found has such an anchor at 0.01 (two dev scenes lose theirs at 0.001);
-    dev scenes' tilted coins reported are the same at 1.0, 0.1 and 0.01, and false coins on the
-    coin-free photos (held-out dice, unseen cards) fell 55 -> 45 -> 36. 1.0 turns it off."""
+    """With ``tilted_search``, tilted coins are looked for only beside a round coin whose
+    not-a-coin probability (the appearance model's) is below this, and sized against such
+    coins: a dice photo's false circle made every die seen at a slant a "leaning coin". Every
+    coins-mmr photo and every dev scene with a coin found has such an anchor at 0.01 (two dev
+    scenes lose theirs at 0.001); dev scenes' tilted coins reported are the same at 1.0, 0.1
+    and 0.01, and false coins on the coin-free photos (held-out dice, unseen cards) fell 55 ->
+    45 -> 36. 1.0 turns the need for an anchor off."""
     appearance_agree: float = 0.5
     """Below this appearance probability of the chosen denomination the confidence is scaled
     down in proportion (0 turns the check off): evidence that disagrees makes a read unsure."""
