@@ -645,13 +645,16 @@ def find_coins(
         coin_like = (p_none < params.not_coin) & (~weak | (p_none < params.weak_not_coin))
         # A circle seen only in colour has less to show it is round and whole: the model must be surer.
         coin_like &= ~by_colour | (p_none < params.colour_not_coin)
-        if mm_per_px is None and not np.any(coin_like & (p_none < params.edge_anchor)):
+        # A round coin the model is sure of sizes coins on edge where no scale is known.
+        sure_coin = bool(np.any(coin_like & (p_none < params.edge_anchor)))
+        if mm_per_px is None and not sure_coin:
             # No coin here the model is sure of and no scale to size one by: keep only circles
             # it all but believes are coins (``unanchored_not_coin``).
             coin_like &= p_none < params.unanchored_not_coin
     else:
         p_none = np.zeros(len(circles), np.float64)
         coin_like = ~weak
+        sure_coin = True
     if not coin_like.all():
         circles = [c for c, ok in zip(circles, coin_like) if ok]
         by_colour = by_colour[coin_like]
@@ -751,7 +754,7 @@ def find_coins(
             )
         )
     detections.extend(tilted_coins(lab, table, circles, scale, est, params, p_none))
-    if mm_per_px is not None or bool(np.any(p_none < params.edge_anchor)):
+    if mm_per_px is not None or sure_coin:
         # Without a known scale, bars are sized against the round coins: only beside one the
         # model is sure is a coin (a card's numeral passes for a circle, its pips for bars).
         detections.extend(coins_on_edge(frame, lab[:, :, 0], circles, scale, est, detections, params))

@@ -716,16 +716,11 @@ def _find_dice(
             # unsure one keeps its flag with no confidence, and the players are asked whether
             # the die is cocked or which face it shows (``referee.reconcile``).
             readable = False
-        if not readable and not flags and p[0] > params.unsure_not_die:
+        doubt = params.unsure_not_die
+        if mm_per_px is None and score < params.faint_score:
+            doubt = min(doubt, params.faint_not_die)  # a faint box in a read of no known scale
+        if not readable and not flags and p[0] > doubt:
             continue  # no read, and the reader doubts it is a die at all
-        if (
-            mm_per_px is None
-            and not readable
-            and not flags
-            and score < params.faint_score
-            and p[0] > params.faint_not_die
-        ):
-            continue  # in a photo of no known scale, a faint box the reader cannot read and doubts
 
         x0 = int(round(max(0.0, cx - w / 2)))
         y0 = int(round(max(0.0, cy - h / 2)))

@@ -717,7 +717,7 @@ def test_faint_unread_boxes_in_a_photo_of_no_known_scale_are_dropped(name: str) 
     # At a known scale the rule does not apply: sizes there rule out what is no die.
     scale = 19.05 / max(max(d.bbox[2], d.bbox[3]) for d in every)
     at_scale = find_dice(img, dataclasses.replace(params, faint_not_die=1.01), mm_per_px=scale)
-    assert find_dice(img, params, mm_per_px=scale) == at_scale
+    assert find_dice(img, params, mm_per_px=scale) == at_scale != []
 
 
 def test_a_closer_look_square_the_finder_cannot_take_is_named() -> None:

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.coins import CoinParams
 from vision.read import ReadParams, read_table, resolve_overlaps
 from vision.types import CONFIDENT, Detection, TableObservation
 from web.cli import main
@@ -308,7 +309,6 @@ def test_coins_read_unsurely_do_not_bound_the_dice_size(monkeypatch: pytest.Monk
     frame = cv2.resize(cv2.imread(str(DICE / name)), None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
     # The "penny" is one the coin model doubts, in a frame with no coin it is sure of: by default
     # it is no longer reported at all (``CoinParams.unanchored_not_coin``); kept here for the case.
-    from vision.coins import CoinParams
     obs = read_table(frame, params=ReadParams(coins=CoinParams(unanchored_not_coin=1.0)))
     coins = [o for o in obs.objects if o.kind not in ("d6", "d8")]
     assert coins and all(c.confidence < CONFIDENT for c in coins) and obs.mm_per_px is not None
