@@ -400,6 +400,10 @@ def main() -> int:
         "--blur", type=float, default=0.0,
         help="blur each rendered scene first (Gaussian sigma in pixels: a camera out of focus); with --only-fixtures",
     )
+    ap.add_argument(
+        "--scale-outlier", type=float, default=None,
+        help="override CoinParams.scale_outlier (nan: every circle taken for a coin while the scale is estimated)",
+    )
     args = ap.parse_args()
     cv2.setNumThreads(1)
     params = CoinParams() if args.model_dir is None else CoinParams(model_dir=args.model_dir)
@@ -421,6 +425,8 @@ def main() -> int:
         params = replace(params, colour_search=False)
     if args.no_erase_print:
         params = replace(params, erase_print=False)
+    if args.scale_outlier is not None:
+        params = replace(params, scale_outlier=None if np.isnan(args.scale_outlier) else args.scale_outlier)
     if args.only_validation:
         return validation(args.data, args.validation_scenes or [args.fixtures / "dev"], params)
     if args.only_fixtures:
