@@ -599,7 +599,8 @@ def denominations(
     A given scale is refined by at most ``gain`` (see :func:`refine_scale`); without one the
     scale is estimated from the coins alone. Coins marked ``rough`` (N booleans: a coin half
     hidden under another and the one on it, each sized on part of its rim) have no say in the
-    scale while others do, and their size is weighed with ``rough_sigma``."""
+    scale while others do, and their size is weighed with ``rough_sigma``. ``outlier`` is
+    :func:`estimate_scale`'s: the likelihood of a circle no coin explains, for an estimated scale."""
     firm = np.ones(len(radii_px), bool) if rough is None or rough.all() else ~rough
     if mm_per_px is not None:
         scale: float | None = refine_scale(radii_px[firm], evidence[firm], mm_per_px, sigma, gain, gain_sigma)
