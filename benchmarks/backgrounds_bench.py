@@ -14,8 +14,10 @@ the cards too; 2 to 3.2 pixels a millimetre). Each picture is read as ``referee 
 reads it (``vision.read_table``, no calibration) and scored on the pasted coins: found (a coin
 read within 40% of a radius of the pasted centre), its denomination, its face (right only with
 the right denomination), faces read surely (at the shared ``vision.types.CONFIDENT``) and
-wrong, and coins reported where none was pasted (the photos hold none of their own). The
-pictures are made in memory only; the photos stay in ../shared/data.
+wrong, and coins reported where none was pasted (the photos hold none of their own). Every share is
+of all the coins pasted, so that a coin missed counts against its denomination and face too
+(``coins_bench.py``'s denominations and faces are shares of the coins found). The pictures are
+made in memory only; the photos stay in ../shared/data.
 """
 
 from __future__ import annotations
