@@ -206,7 +206,7 @@ class CoinParams:
     the pennies dollar coins ("other", no face read) so that the lobe could be a dime. Real coins
     of coins-mmr's validation photos pasted onto other photos (``benchmarks/backgrounds_bench.py``,
     BENCHMARKS.md, session 40), two draws each: on the card photos denominations right 76.4 /
-    81.3% -> 82.7 / 84.0%, faces 71.6 / 76.4% -> 77.3 / 78.2%; on the dice photos the same. -10
+    81.3% -> 82.7 / 84.0%, faces 71.6 / 76.4% -> 77.3 / 78.2%; on the dice photos one coin more. -10
     read a few more of those (82.2 / 86.7%) but, in a dev scene of a tilted camera without
     markers whose coins' sizes spread by a fifth, took two true coins for outliers and read a
     nickel and a penny as dimes (unsurely): -20 and -30 read every dev scene as without it.
