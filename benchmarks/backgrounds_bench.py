@@ -18,6 +18,12 @@ wrong, and coins reported where none was pasted (the photos hold none of their o
 of all the coins pasted, so that a coin missed counts against its denomination and face too
 (``coins_bench.py``'s denominations and faces are shares of the coins found). The pictures are
 made in memory only; the photos stay in ../shared/data.
+
+The coin model learned circles found on some of these photos as "not a coin"
+(``tools/train_coins.py``'s negatives: the dice photos outside the dice split's held-out part and
+every other card photo by name): 82 of the 97 dice photos and 6 of the 75 card photos here. Their
+backgrounds are no coins' backgrounds it ever saw, but its doubt of their false circles is not
+that of a photo it never saw.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from vision._coin_geometry import COIN_DIAMETER_MM  # noqa: E402
 from vision._coin_split import is_held_out  # noqa: E402
 from vision.coins import CoinParams  # noqa: E402
 from vision.read import ReadParams, read_table  # noqa: E402
-from vision.types import COIN_KINDS, CONFIDENT  # noqa: E402
+from vision.types import COIN_KINDS, CONFIDENT, Detection  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
 
@@ -70,11 +76,16 @@ class Pasted:
 
 def cutouts(data: Path, part: str) -> list[Cutout]:
     """The flat US coins with a labelled face of coins-mmr's ``part`` photos ("validation" or
-    "held-out"), each cut out on a square 1.15 times its labelled radius."""
+    "held-out"), each cut out on a square 1.15 times its labelled radius.
+
+    :raises ValueError: for another ``part``.
+    """
+    if part not in ("validation", "held-out"):
+        raise ValueError(f"part must be 'validation' or 'held-out', got {part!r}")
     out = []
     for entry in json.loads((data / "labels.json").read_text()):
         name = entry["image"]
-        if (part == "validation") != (name in VALIDATION) or (part == "held-out") != is_held_out(name):
+        if not (name in VALIDATION if part == "validation" else is_held_out(name)):
             continue
         img = cv2.imread(str(data / name))
         if img is None:
@@ -92,14 +103,19 @@ def cutouts(data: Path, part: str) -> list[Cutout]:
     return out
 
 
+def footprint(coin: Cutout, px_per_mm: float) -> tuple[float, int]:
+    """The coin's radius at its true size for ``px_per_mm``, and the side of its cut-out square then."""
+    r = COIN_DIAMETER_MM[coin.kind] / 2 * px_per_mm
+    return r, int(round(2 * r / coin.radius_share))
+
+
 def paste_at(picture: np.ndarray, coin: Cutout, x: float, y: float, px_per_mm: float) -> Pasted:
     """Paste ``coin`` into ``picture`` (in place) centred at (x, y), at its true size for
     ``px_per_mm``, its disc's edge softened and a soft shadow beneath, as a coin on a table casts.
 
     :raises ValueError: if the coin would not lie wholly in the picture.
     """
-    r = COIN_DIAMETER_MM[coin.kind] / 2 * px_per_mm
-    side = int(round(2 * r / coin.radius_share))
+    r, side = footprint(coin, px_per_mm)
     x0, y0 = int(x - side / 2), int(y - side / 2)
     if side < 8 or x0 < 0 or y0 < 0 or x0 + side > picture.shape[1] or y0 + side > picture.shape[0]:
         raise ValueError(f"a {coin.kind} {side} px across does not fit at ({x:.0f}, {y:.0f})")
@@ -125,8 +141,7 @@ def paste(
     placed: list[Pasted] = []
     for _ in range(count):
         coin = coins[int(rng.integers(len(coins)))]
-        r = COIN_DIAMETER_MM[coin.kind] / 2 * px_per_mm
-        side = int(round(2 * r / coin.radius_share))
+        r, side = footprint(coin, px_per_mm)
         if side < 8 or side >= min(h, w) - 4:
             continue
         for _try in range(40):
@@ -152,8 +167,8 @@ def backgrounds(data: Path, which: str) -> list[tuple[str, list[list[float]], fl
     return [(str(data / "cards-cadyze" / e["image"]), [], None) for e in entries]
 
 
-def score(pasted: list[Pasted], found: list, tally: Counter) -> None:
-    """Add one picture's reads (``Detection`` coins) of its pasted coins to ``tally``."""
+def score(pasted: list[Pasted], found: list[Detection], tally: Counter) -> None:
+    """Add one picture's coin reads of its pasted coins to ``tally``."""
     used: set[int] = set()
     for p in pasted:
         tally["coins"] += 1

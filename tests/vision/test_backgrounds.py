@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import cv2
 import numpy as np
+import pytest
 
 from benchmarks.backgrounds_bench import DATA, Pasted, cutouts, paste, paste_at, run, score
 from vision._coin_geometry import APPEARANCE_KINDS, COIN_DIAMETER_MM
@@ -113,3 +114,10 @@ def test_the_benchmark_reads_coins_pasted_onto_card_photos() -> None:
     assert tally["coins"] >= 20
     assert tally["found"] >= 0.6 * tally["coins"], tally
     assert tally["kind"] >= 0.5 * tally["coins"], tally
+
+
+def test_coins_are_cut_from_the_validation_or_held_out_photos_only() -> None:
+    held = cutouts(DATA / "coins-mmr", "held-out")
+    assert len(held) > 100 and {c.kind for c in held} == {"penny", "nickel", "dime", "quarter"}
+    with pytest.raises(ValueError, match="'trained'"):
+        cutouts(DATA / "coins-mmr", "trained")
