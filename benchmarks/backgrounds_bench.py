@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/backgrounds_bench.py [--coins validation|held-out] [--seeds 1,2]
-        [--scale-outlier X|nan]
+        [--scale-outlier X|nan] [--no-chroma-search]
 
 Every coins-mmr photo shows its coins on one grey cloth; other real photos will not. Each coin
 of the chosen coins-mmr photos (``validation``: the photos candidates are chosen on; ``held-out``:
@@ -218,12 +218,17 @@ def main() -> None:
     ap.add_argument("--seeds", default="1,2", help="draws of the coins and their places, comma-separated")
     ap.add_argument("--scale-outlier", type=float, default=None,
                     help="override CoinParams.scale_outlier (nan: every circle taken for a coin, as before session 40)")
+    ap.add_argument("--no-chroma-search", action="store_true",
+                    help="search circles in grey only, as before session 41 (CoinParams.chroma_search off)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
-    params = None
+    coin_params = CoinParams()
     if args.scale_outlier is not None:
         outlier = None if np.isnan(args.scale_outlier) else args.scale_outlier
-        params = ReadParams(coins=replace(CoinParams(), scale_outlier=outlier))
+        coin_params = replace(coin_params, scale_outlier=outlier)
+    if args.no_chroma_search:
+        coin_params = replace(coin_params, chroma_search=False)
+    params = None if coin_params == CoinParams() else ReadParams(coins=coin_params)
     coins = cutouts(DATA / "coins-mmr", args.coins)
     print(f"{len(coins)} coins of coins-mmr's {args.coins} photos to paste")
     for which in ("dice", "cards"):

@@ -392,6 +392,11 @@ def main() -> int:
         help="leave out the search for coins seen only in colour (CoinParams.colour_search), as before session 25",
     )
     ap.add_argument(
+        "--no-chroma-search", action="store_true",
+        help="search circles in grey only, not in the work image's chroma too, as before session 41 "
+        "(CoinParams.chroma_search off)",
+    )
+    ap.add_argument(
         "--no-erase-print", action="store_true",
         help="search circles at a known scale without the table's long thin print painted over first, "
         "as before session 29 (CoinParams.erase_print off)",
@@ -423,6 +428,8 @@ def main() -> int:
         params = replace(params, colour_against_white=False)
     if args.no_colour_search:
         params = replace(params, colour_search=False)
+    if args.no_chroma_search:
+        params = replace(params, chroma_search=False)
     if args.no_erase_print:
         params = replace(params, erase_print=False)
     if args.scale_outlier is not None:

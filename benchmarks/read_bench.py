@@ -157,6 +157,7 @@ STEPS: tuple[tuple[int, str, str, str], ...] = (
     (2, "vision.coins", "hough_circles", "the transform"),
     (2, "vision.coins", "_checked_circles", "circles fitted to their edges"),
     (1, "vision.coins", "_coins_seen_by_colour", "coins seen only in colour"),
+    (1, "vision.coins", "_coins_seen_in_chroma", "coins seen in chroma (no known scale)"),
     (1, "vision.coins", "appearance", "appearance network"),
     (1, "vision.coins", "tilted_coins", "tilted coins"),
     (1, "vision.coins", "coins_on_edge", "coins on edge"),

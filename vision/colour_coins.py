@@ -7,6 +7,11 @@ milliseconds (the full-resolution Lab image alone is 9 ms), so the search here l
 where it must: at the patches of the reduced frame whose colour is unlike the cloth's and that
 no circle found in grey explains, each searched for circles in its own small window at full
 resolution, in each pixel's colour distance from the cloth.
+
+A background of many colours (a speckled carpet, wood grain, a knit) has no one colour of the
+cloth, and its grey edges touch a coin's outline all round. There :func:`chroma_circles` looks
+for circles in the reduced frame's chroma, each pixel's distance from grey, in which a coin of
+one metal is an even disc.
 """
 
 from __future__ import annotations
@@ -221,3 +226,86 @@ def colour_circles(
         alone = int(rest.sum()) < UNEXPLAINED * smallest_disc
         out.extend(c if alone else replace(c, stacked=True) for c in kept)
     return out
+
+
+CHROMA_GAIN = 4.0
+"""Grey levels per unit of Lab chroma in the image the chroma search looks in: a penny's chroma
+(about 20 to 30) then stands 80 to 120 levels above a grey cloth's, and a cloth's colour at 60
+or more is the same white."""
+
+
+def chroma_image(lab: np.ndarray, gain: float = CHROMA_GAIN) -> np.ndarray:
+    """A uint8 image of each pixel's chroma (its Lab colour's distance from grey), ``gain``
+    grey levels a unit."""
+    a = lab[:, :, 1].astype(np.float32) - 128.0
+    b = lab[:, :, 2].astype(np.float32) - 128.0
+    out: np.ndarray = np.clip(cv2.magnitude(a, b) * gain, 0, 255).astype(np.uint8)
+    return out
+
+
+CHROMA_EVEN = 4.5
+"""Most a coin's colour may spread inside a circle of the chroma search (the standard deviation
+of its a and b, at 0.8 of its radius, in the reduced frame): a coin is one metal, so its colour
+is even (coins-mmr's coins pasted onto the dice and card photos, found by this search: 1.2 to
+3.7), and a patch of speckled carpet or knit that makes a round edge in chroma is not (the
+median such false circle, 9)."""
+
+
+def colour_spread(lab: np.ndarray, x: float, y: float, r: float) -> float:
+    """The spread of a Lab image's colour (the length of its a and b standard deviations) inside
+    the disc of radius ``0.8 r`` about (x, y), in that image's pixels."""
+    h, w = lab.shape[:2]
+    x0, y0 = max(0, int(x - r)), max(0, int(y - r))
+    x1, y1 = min(w, int(np.ceil(x + r)) + 1), min(h, int(np.ceil(y + r)) + 1)
+    if x1 <= x0 or y1 <= y0:
+        return float("inf")
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    inside = (xx - x) ** 2 + (yy - y) ** 2 < (0.8 * r) ** 2
+    if not inside.any():
+        return float("inf")
+    ab = lab[y0:y1, x0:x1, 1:][inside].astype(np.float32)
+    return float(np.hypot(*ab.std(axis=0)))
+
+
+def chroma_circles(
+    lab: np.ndarray,
+    scale: float,
+    gray: np.ndarray,
+    circles: list[Circle],
+    radius_range: tuple[float, float],
+    hough: tuple[float, float, float],
+    min_support: float,
+    refine_radius: int,
+    suppression: tuple[float, float] = (0.65, 0.2),
+) -> list[Circle]:
+    """Circles (full-frame pixels) that the reduced frame's chroma shows and that overlap none
+    of ``circles``, fitted to their coins' edges in the grey frame ``gray``.
+
+    On a speckled carpet, wood grain or a knit, the grey image's edges of the background touch a
+    coin's outline all round, and the grey search finds no circle there; the background's
+    colours differ from pixel to pixel, so no one colour is the cloth's (:func:`colour_circles`
+    needs one). A copper coin's chroma is high and even, a silver coin's low and even, and either
+    stands out as a disc from a coloured, speckled background. ``lab`` is the reduced frame in
+    Lab (``scale`` of its pixels per frame pixel); ``radius_range`` the smallest and largest
+    coin radius sought, in frame pixels; ``hough`` as for :func:`colour_circles`. A circle is
+    kept when its colour is even inside (:data:`CHROMA_EVEN`) and at least ``min_support`` of
+    its outline shows an edge in grey (``vision._coin_geometry.refine_circles``).
+    """
+    r_lo, r_hi = radius_range
+    dp, edge, roundness = hough
+    found = hough_circles(
+        chroma_image(lab), max(3, int(r_lo * scale)), max(4, int(np.ceil(r_hi * scale))), dp, edge, roundness
+    ) / scale
+    # A coin's colour is even; a round patch of a speckled background's is not.
+    found = found[[colour_spread(lab, x * scale, y * scale, r * scale) <= CHROMA_EVEN for x, y, r in found]]
+    if not len(found):
+        return []
+    if circles:
+        grey = np.array([[c.x, c.y, c.r] for c in circles], np.float32)
+        gap = np.hypot(found[:, None, 0] - grey[None, :, 0], found[:, None, 1] - grey[None, :, 1])
+        # Apart from every circle found already, or just touching it (as ``suppress`` has it).
+        found = found[(gap >= 0.97 * (found[:, None, 2] + grey[None, :, 2])).all(axis=1)]
+        if not len(found):
+            return []
+    fitted = refine_circles(gray, suppress(found, *suppression), base_radius=refine_radius)
+    return [c for c in fitted if c.support >= min_support]
