@@ -656,24 +656,26 @@ def find_coins(
         raise ValueError(f"CoinParams.kinds must name some of {', '.join(APPEARANCE_KINDS)}, got {params.kinds!r}")
     views = frame_views(frame, params, gray)
     circles = find_coin_circles(frame, replace(params, min_support=min(params.min_support, params.weak_support)), views)
-    if not circles and (not params.colour_search if mm_per_px is not None else not params.chroma_search):
+    # With no circle in grey, only the colour search (at a known scale) or the chroma search
+    # (without one) may still find a coin.
+    searches_left = params.colour_search if mm_per_px is not None else params.chroma_search
+    if not circles and not searches_left:
         return _lone_coins_on_edge(frame, views, mm_per_px, params), mm_per_px
     scale = views.scale
     lab = cv2.cvtColor(views.small, cv2.COLOR_BGR2LAB)
     colour, table = colour_features(lab, circles, scale)
+    seen_in_grey = len(circles)
     by_colour = np.zeros(len(circles), bool)
     if params.colour_search:
         more = _coins_seen_by_colour(frame, views, lab, table, circles, mm_per_px, params)
-        if more:
-            circles, by_colour = circles + more, np.concatenate([by_colour, np.ones(len(more), bool)])
-            colour, table = colour_features(lab, circles, scale)
+        circles, by_colour = circles + more, np.concatenate([by_colour, np.ones(len(more), bool)])
     in_chroma = np.zeros(len(circles), bool)
     if params.chroma_search and mm_per_px is None:
         more = _coins_seen_in_chroma(views, lab, circles, params)
-        if more:
-            circles, by_colour = circles + more, np.concatenate([by_colour, np.zeros(len(more), bool)])
-            in_chroma = np.concatenate([in_chroma, np.ones(len(more), bool)])
-            colour, table = colour_features(lab, circles, scale)
+        circles, by_colour = circles + more, np.concatenate([by_colour, np.zeros(len(more), bool)])
+        in_chroma = np.concatenate([in_chroma, np.ones(len(more), bool)])
+    if len(circles) > seen_in_grey:
+        colour, table = colour_features(lab, circles, scale)  # the cloth's colour away from every coin
     if not circles:
         return _lone_coins_on_edge(frame, views, mm_per_px, params), mm_per_px
     # The enrolled exemplars vote by the whole model's embeddings; without them the appearance

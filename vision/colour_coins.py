@@ -296,16 +296,14 @@ def chroma_circles(
     found = hough_circles(
         chroma_image(lab), max(3, int(r_lo * scale)), max(4, int(np.ceil(r_hi * scale))), dp, edge, roundness
     ) / scale
-    # A coin's colour is even; a round patch of a speckled background's is not.
-    found = found[[colour_spread(lab, x * scale, y * scale, r * scale) <= CHROMA_EVEN for x, y, r in found]]
-    if not len(found):
-        return []
-    if circles:
+    if len(found) and circles:
         grey = np.array([[c.x, c.y, c.r] for c in circles], np.float32)
         gap = np.hypot(found[:, None, 0] - grey[None, :, 0], found[:, None, 1] - grey[None, :, 1])
         # Apart from every circle found already, or just touching it (as ``suppress`` has it).
         found = found[(gap >= 0.97 * (found[:, None, 2] + grey[None, :, 2])).all(axis=1)]
-        if not len(found):
-            return []
+    # A coin's colour is even; a round patch of a speckled background's is not.
+    found = found[[colour_spread(lab, x * scale, y * scale, r * scale) <= CHROMA_EVEN for x, y, r in found]]
+    if not len(found):
+        return []
     fitted = refine_circles(gray, suppress(found, *suppression), base_radius=refine_radius)
     return [c for c in fitted if c.support >= min_support]
