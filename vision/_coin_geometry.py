@@ -218,7 +218,146 @@ def overlapping_circles(circles: list[Circle], ratio: float) -> set[int]:
     return {int(i) for i in np.flatnonzero(close.any(axis=1))}
 
 
-def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, base_radius: int = 40) -> list[Circle]:
+AGREED_FIT_BELOW = 0.9
+"""The share of a coin's rays whose outermost strong edge lies on the circle fitted through them
+(within 3% of its radius), under which ``refine_circles(..., agreed=True)`` looks for the circle
+most rays' edges agree on. The median share over every circle ``benchmarks/coins_bench.py``
+fits (coins-mmr's grey cloth, the rendered tables): 0.94; over every circle
+``benchmarks/backgrounds_bench.py`` fits (carpets, knits, cards; most circles no coin): 0.79."""
+
+AGREED_SHARE = 0.85
+"""Of the circles whose strong edges come within as many rays as this share of the best
+circle's, the outermost is the coin's (the rim's inner edge is as round as its outer one)."""
+
+AGREED_APART = 0.06
+"""The agreed circle replaces the outermost edges' fit only where the two differ by more than
+this share of the radius in centre or size: on plain cloth they agree within it (coins-mmr's
+reads were the same), and on a textured cloth the outermost fit is 5% to 31% too large."""
+
+AGREED_LARGEST = 0.08
+"""Nor for a circle whose radius is more than this share of the frame's long side: a close-up
+of a coin, not a coin among a cloth's texture (coins cut out to fill 30% to 80% of a photo,
+and squeezed, lost a coin or two a line to the agreed fit: ``photo_conditions_bench.py``)."""
+
+AGREED_RUN = 0.25
+"""Nor where the rays whose outermost edge lies beyond the agreed circle, each a sample or two
+from the ray before's, make one run of this share of the rays or more: the outline of another
+coin or of a hard shadow beside the coin, not a textured cloth's edges, which jump from ray to
+ray (a coin lying partly on another stays fitted to both, as the stacking check expects)."""
+
+
+def _longest_run(flags: np.ndarray) -> np.ndarray:
+    """Per row, the longest run of true values around the circle (the row wraps)."""
+    n, m = flags.shape
+    # Each row twice over (a run may wrap), then a false: the gaps between falses are the runs.
+    rows = np.concatenate([flags, flags, np.zeros((n, 1), bool)], axis=1).ravel()
+    falses = np.flatnonzero(~rows)
+    gaps = np.diff(np.concatenate([[-1], falses])) - 1
+    run = np.zeros(n, np.int64)
+    np.maximum.at(run, falses // (2 * m + 1), gaps)
+    return np.minimum(run, m)
+
+
+def _agreed_circles(
+    strong: np.ndarray, rad: np.ndarray, cos: np.ndarray, sin: np.ndarray, step: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per coin, the circle most of its rays' strong edges lie on, searched over centres up to
+    about an eighth of the radius off the circle sampled and every radius sampled.
+
+    ``strong`` is coins x radii x rays (the radii ``step`` apart, in radii of the circle
+    sampled: ``rad``). A circle whose centre lies (dx, dy) radii off crosses ray theta at
+    about its radius plus dx cos(theta) + dy sin(theta): a sine across the rays, scored by the
+    rays with a strong edge within a sample of it. Texture's edges fall at any radius, a
+    coin's own all round at one. Returns, per coin, the expected sample on each ray (coins x
+    rays), the centre's offset (dx, dy, in radii) and its radius sample.
+    """
+    n, k, rays = strong.shape
+    near = strong.copy()
+    near[:, 1:] |= strong[:, :-1]
+    near[:, :-1] |= strong[:, 1:]
+    pad = int(np.ceil(0.15 / step)) + 2
+    padded = np.zeros((n, k + 2 * pad, rays), bool)
+    padded[:, pad:pad + k] = near
+    ray_ix = np.arange(rays)
+
+    def shifts(dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
+        out: np.ndarray = np.rint((dx[..., None] * cos + dy[..., None] * sin) / step).astype(np.int64)
+        return out
+
+    # Coarse: centres up to a tenth of the radius off, every twentieth.
+    offs = np.arange(-2, 3) * 0.05
+    cdx, cdy = (a.ravel() for a in np.meshgrid(offs, offs))
+    sh = shifts(cdx, cdy)  # offsets x rays
+    # Gathered from each coin's flat (rays x radii) plane: half the time of indexing in 3-d.
+    planes = np.ascontiguousarray(padded.transpose(0, 2, 1)).astype(np.uint8).reshape(n, -1)
+    flat = ray_ix[None, :, None] * (k + 2 * pad) + pad + sh[:, :, None] + np.arange(k)[None, None, :]
+    score = planes[:, flat].sum(axis=2, dtype=np.int16)  # coins x offsets x radii
+    best = score.reshape(n, -1).max(axis=1)
+    ok = score >= AGREED_SHARE * best[:, None, None]
+    ring = np.where(ok, np.arange(k)[None, None, :] * 1000 + score, -1).reshape(n, -1).argmax(axis=1)
+    off, ring_k = np.divmod(ring, k)
+    # Fine: a fortieth of the radius about that centre, radii within three samples of its ring.
+    fine = np.arange(-1, 2) * 0.025
+    fdx, fdy = (a.ravel() for a in np.meshgrid(fine, fine))
+    fsh = shifts(cdx[off][:, None] + fdx[None, :], cdy[off][:, None] + fdy[None, :])  # coins x 9 x rays
+    ks = np.clip(ring_k[:, None] + np.arange(-3, 4)[None, :], 0, k - 1)  # coins x 7
+    frows = ks[:, None, :, None] + pad + fsh[:, :, None, :]
+    fscore = padded[np.arange(n)[:, None, None, None], frows, ray_ix].sum(axis=3)  # coins x 9 x 7
+    f_off, f_k = np.divmod(fscore.reshape(n, -1).argmax(axis=1), ks.shape[1])
+    rows = np.arange(n)
+    expected = ks[rows, f_k][:, None] + fsh[rows, f_off]
+    return expected, cdx[off] + fdx[f_off], cdy[off] + fdy[f_off], ks[rows, f_k]
+
+
+def _refits_on_agreement(
+    shape: tuple[int, ...], circles: list[Circle], strong: np.ndarray, idx: np.ndarray, good: np.ndarray,
+    fit: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], radii: np.ndarray,
+    rad: np.ndarray, cos: np.ndarray, sin: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which coins to fit again on the edges near their agreed circle (``_agreed_circles``), and
+    those edges (coins x radii x rays; false for the others): coins whose outermost edges
+    mostly miss the circle through them (``AGREED_FIT_BELOW``), alone (no other circle within
+    5% of touching it, none stacked), whose agreed circle lies elsewhere (``AGREED_APART``)
+    and is not hidden by a run of edges beyond it (``AGREED_RUN``)."""
+    fx, fy, fr, fitted = fit
+    n, k, n_rays = strong.shape
+    step = float(radii[1] - radii[0])
+    r = rad[:, 0]
+    ex, ey = (radii[idx] + radii[idx + 1]) / 2 * rad * cos, (radii[idx] + radii[idx + 1]) / 2 * rad * sin
+    ox = np.array([c.x for c in circles])
+    oy = np.array([c.y for c in circles])
+    miss = np.abs(np.hypot(ox[:, None] + ex - fx[:, None], oy[:, None] + ey - fy[:, None]) - fr[:, None])
+    on_fit = ((miss <= np.maximum(0.03 * fr, 1.5)[:, None]) & good).sum(axis=1) / np.maximum(good.sum(axis=1), 1)
+    hr = np.array([c.r for c in circles])
+    near = np.hypot(ox[:, None] - ox[None, :], oy[:, None] - oy[None, :]) < 1.05 * (hr[:, None] + hr[None, :])
+    np.fill_diagonal(near, False)
+    redo = (~fitted | (on_fit < AGREED_FIT_BELOW)) & ~near.any(axis=1) & ~np.array([c.stacked for c in circles])
+    redo &= hr < AGREED_LARGEST * max(shape)
+    band = np.zeros(strong.shape, bool)
+    if not redo.any():
+        return redo, band
+    which = np.flatnonzero(redo)
+    expected, dx, dy, ring = _agreed_circles(strong[which], rad[which], cos, sin, step)
+    rr = r[which]
+    ax, ay, ar = ox[which] + dx * rr, oy[which] + dy * rr, (radii[ring] + radii[ring + 1]) / 2 * rr
+    elsewhere = (np.hypot(ax - fx[which], ay - fy[which]) > AGREED_APART * rr) | (
+        np.abs(ar - fr[which]) > AGREED_APART * rr
+    )
+    # Within a sample of the circle, or a pixel where a sample is less.
+    tol = np.maximum(2, np.ceil(1.0 / (step * rr)))[:, None]
+    # Rays whose outermost edge lies beyond the agreed circle, smoothly from the ray before (an
+    # outline: another coin's, a shadow's), not jumping about as a textured cloth's do.
+    beyond = (idx[which] > expected + tol) & good[which]
+    beyond &= np.roll(beyond, 1, axis=1) & (np.abs(idx[which] - np.roll(idx[which], 1, axis=1)) <= 2)
+    take = ~fitted[which] | (elsewhere & (_longest_run(beyond) < AGREED_RUN * n_rays))
+    redo[which[~take]] = False
+    band[which[take]] = np.abs(np.arange(k)[None, :, None] - expected[take][:, None, :]) <= tol[take][:, :, None]
+    return redo, band
+
+
+def refine_circles(
+    gray: np.ndarray, circles: list[Circle], n_rays: int = 72, base_radius: int = 40, agreed: bool = False
+) -> list[Circle]:
     """Circles fitted to the coin's outer edge in the full-resolution grey frame.
 
     Along each of ``n_rays`` rays the outermost strong edge between 0.8 and 1.2 radii is
@@ -228,6 +367,8 @@ def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, ba
     size is the median distance of the edges' middles from its centre (``Circle.edge_r``).
     Sizes decide denominations, so this matters: the Hough circle is only good to a few per cent.
     All circles are fitted together, as arrays (one coin at a time took 2.5 ms a call, this 1.5).
+    With ``agreed``, a lone coin whose outermost edges mostly miss their circle is fitted
+    again on the edges near the circle most rays agree on (``_refits_on_agreement``).
     """
     if not circles:
         return []
@@ -258,6 +399,7 @@ def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, ba
     grad = np.abs(np.diff(prof, axis=1))  # coins x 40 x rays
     peak = grad.max(axis=1)
     strong = grad >= 0.5 * peak[:, None, :]
+    rad = np.array([max(c.r, 3.0) for c in circles], np.float32)[:, None]
     # Outermost strong edge on each ray.
     idx = grad.shape[1] - 1 - np.argmax(strong[:, ::-1, :], axis=1)
     # And that edge's middle, where it changes fastest: from its outer flank inwards to the
@@ -270,12 +412,24 @@ def refine_circles(gray: np.ndarray, circles: list[Circle], n_rays: int = 72, ba
     stops = np.maximum.accumulate(np.where(steps, -1, np.arange(grad.shape[1])[None, :, None]), axis=1)
     coins, rays = np.arange(n)[:, None], np.arange(n_rays)[None, :]
     middle = stops[coins, idx, rays]
-    rad = np.array([max(c.r, 3.0) for c in circles], np.float32)[:, None]
     ox = np.array([c.x for c in circles], np.float32)[:, None]
     oy = np.array([c.y for c in circles], np.float32)[:, None]
     edge_r = (radii[idx] + radii[idx + 1]) / 2 * rad
     good = peak >= 0.5 * np.median(peak, axis=1, keepdims=True)
     fx, fy, fr, fitted = fit_circles(ox + edge_r * cos, oy + edge_r * sin, good)
+    if agreed:
+        # On a textured cloth the outermost strong edge of many rays is the cloth's: fitted
+        # again on the edges near the circle most rays agree on.
+        redo, band = _refits_on_agreement(
+            gray.shape, circles, strong, idx, good, (fx, fy, fr, fitted), radii, rad, cos, sin
+        )
+        if redo.any():
+            strong = np.where(redo[:, None, None], strong & band, strong)
+            idx = np.where(redo[:, None], grad.shape[1] - 1 - np.argmax(strong[:, ::-1, :], axis=1), idx)
+            middle = stops[coins, idx, rays]
+            edge_r = (radii[idx] + radii[idx + 1]) / 2 * rad
+            good &= strong.any(axis=1) | ~redo[:, None]
+            fx, fy, fr, fitted = fit_circles(ox + edge_r * cos, oy + edge_r * sin, good)
     hough_x = np.array([c.x for c in circles])
     hough_y = np.array([c.y for c in circles])
     hough_r = np.array([c.r for c in circles])

@@ -147,6 +147,7 @@ def colour_circles(
     min_support: float,
     refine_radius: int,
     suppression: tuple[float, float] = (0.65, 0.2),
+    agreed: bool = False,
 ) -> list[Circle]:
     """Circles (full-frame pixels) of coins that only their colour shows, none of them on a
     circle of ``circles``.
@@ -157,11 +158,12 @@ def colour_circles(
     resolution, edge threshold and roundness (``CoinParams.hough_dp``, ``hough_edge``,
     ``hough_roundness``). Each patch unlike the cloth (:func:`colour_patches`) that no circle
     explains is searched in a window of the full frame, in the colour distance from the cloth;
-    the circles found are fitted to their coins' edges there (``refine_circles``) and kept
-    when at least ``min_support`` of their outline shows that edge (``suppression``: the
-    stacked and rim ratios of :func:`vision._coin_geometry.suppress`, which keeps one circle
-    per coin). A patch that its circles leave a third of a coin unexplained (a coin half hidden
-    under one found, a die against it) marks them stacked: not read, the players are asked.
+    the circles found are fitted to their coins' edges there (``refine_circles``, on the edges
+    their rays agree on where ``agreed``) and kept when at least ``min_support`` of their
+    outline shows that edge (``suppression``: the stacked and rim ratios of
+    :func:`vision._coin_geometry.suppress`, which keeps one circle per coin). A patch that its
+    circles leave a third of a coin unexplained (a coin half hidden under one found, a die
+    against it) marks them stacked: not read, the players are asked.
     """
     r_lo, r_hi = radius_range
     h, w = frame.shape[:2]
@@ -210,7 +212,9 @@ def colour_circles(
         np.maximum(part, stretched, out=part)
     indices = sorted({f[0] for f in found})
     candidates = [suppress(np.array([f[1:] for f in found if f[0] == i], np.float32), *suppression) for i in indices]
-    fitted = iter(refine_circles(canvas, [c for cs in candidates for c in cs], base_radius=refine_radius))
+    fitted = iter(
+        refine_circles(canvas, [c for cs in candidates for c in cs], base_radius=refine_radius, agreed=agreed)
+    )
     out: list[Circle] = []
     for index, cs in zip(indices, candidates):
         kept = [c for c in (next(fitted) for _ in cs) if c.support >= min_support and 0.9 * r_lo <= c.r <= 1.1 * r_hi]
@@ -277,6 +281,7 @@ def chroma_circles(
     min_support: float,
     refine_radius: int,
     suppression: tuple[float, float] = (0.65, 0.2),
+    agreed: bool = False,
 ) -> list[Circle]:
     """Circles (full-frame pixels) that the reduced frame's chroma shows and that overlap none
     of ``circles``, fitted to their coins' edges in the grey frame ``gray``.
@@ -289,7 +294,8 @@ def chroma_circles(
     Lab (``scale`` of its pixels per frame pixel); ``radius_range`` the smallest and largest
     coin radius sought, in frame pixels; ``hough`` as for :func:`colour_circles`. A circle is
     kept when its colour is even inside (:data:`CHROMA_EVEN`) and at least ``min_support`` of
-    its outline shows an edge in grey (``vision._coin_geometry.refine_circles``).
+    its outline shows an edge in grey (``vision._coin_geometry.refine_circles``, fitted on the
+    edges its rays agree on where ``agreed``).
     """
     r_lo, r_hi = radius_range
     dp, edge, roundness = hough
@@ -305,5 +311,5 @@ def chroma_circles(
     found = found[[colour_spread(lab, x * scale, y * scale, r * scale) <= CHROMA_EVEN for x, y, r in found]]
     if not len(found):
         return []
-    fitted = refine_circles(gray, suppress(found, *suppression), base_radius=refine_radius)
+    fitted = refine_circles(gray, suppress(found, *suppression), base_radius=refine_radius, agreed=agreed)
     return [c for c in fitted if c.support >= min_support]

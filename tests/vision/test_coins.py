@@ -535,7 +535,9 @@ def test_a_circle_the_model_doubts_is_a_coin_is_never_a_sure_coin() -> None:
     path = DATA.parent / "dice-rune55" / "rune55_pxl_PXL_20240219_191232915_460f9bb8.jpg"
     assert path.is_file(), f"real photo missing: {path}"
     img = cv2.imread(str(path))
-    kept = CoinParams(unanchored_not_coin=1.0)  # this rule alone: doubtful circles kept
+    # This rule alone: doubtful circles kept, fitted as before session 42 (with its agreed fit
+    # no die of this photo reads as a sure penny even without the doubt).
+    kept = CoinParams(unanchored_not_coin=1.0, agreed_fit=False)
     doubted, _ = find_coins(img, kept)
     trusted, _ = find_coins(img, replace(kept, coin_doubt=False))
     sure = [d for d in trusted if d.confidence >= CONFIDENT]
@@ -571,7 +573,8 @@ def test_card_pips_and_wood_grain_are_no_leaning_coins() -> None:
     img = cv2.imread(str(path))
     assert img is not None, f"cannot read {path}"
     tilted = {"leaning", "on_edge"}
-    searched, _ = find_coins(img, CoinParams(tilted_search=True))
+    # Fitted as before session 42: its agreed fit no longer takes the numeral for a coin.
+    searched, _ = find_coins(img, CoinParams(tilted_search=True, agreed_fit=False))
     assert len([d for d in searched if set(d.flags) & tilted]) >= 5, "the photo no longer shows the case"
     default, _ = find_coins(img)
     assert not [d for d in default if "leaning" in d.flags]
@@ -609,7 +612,7 @@ def test_with_no_sure_coin_and_no_scale_doubtful_circles_are_no_coins() -> None:
     path = DATA.parent / "dice-rune55" / "rune55_pxl_PXL_20240219_191653468_82d2bd4f.jpg"
     img = cv2.imread(str(path))
     assert img is not None, f"cannot read {path}"
-    kept = CoinParams(unanchored_not_coin=1.0)
+    kept = CoinParams(unanchored_not_coin=1.0, agreed_fit=False)  # fitted as before session 42
     before = [d for d in find_coins(img, kept)[0] if not d.flags]
     assert len(before) >= 2 and all(d.extra["p_not_coin"] >= 0.1 for d in before), "the photo no longer shows the case"
     assert not [d for d in find_coins(img)[0] if not d.flags]
