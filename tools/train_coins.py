@@ -70,6 +70,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -156,8 +157,13 @@ def load_coins(
         if part != which:
             continue
         img = cv2.imread(str(data / name))
-        # The referee reads its own table at the calibrated scale (vision.read.params_for_scale).
-        params = params_for_scale(rendered_scale(entry), img.shape[1], img.shape[0]).coins if rendered else CoinParams()
+        # The referee reads its own table at the calibrated scale (vision.read.params_for_scale),
+        # where its circles are not fitted on agreement (``vision.coins.find_coins``); a photo
+        # without a scale is read with the defaults, where they are.
+        params = (
+            replace(params_for_scale(rendered_scale(entry), img.shape[1], img.shape[0]).coins, agreed_fit=False)
+            if rendered else CoinParams()
+        )
         found = find_coin_circles(img, params)
         coins = []
         for o in entry["objects"]:
