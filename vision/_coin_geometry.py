@@ -311,22 +311,22 @@ def _agreed_circles(
 
 def _refits_on_agreement(
     shape: tuple[int, ...], circles: list[Circle], strong: np.ndarray, idx: np.ndarray, good: np.ndarray,
-    fit: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], radii: np.ndarray,
-    rad: np.ndarray, cos: np.ndarray, sin: np.ndarray,
+    edges: tuple[np.ndarray, np.ndarray], fit: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    radii: np.ndarray, rad: np.ndarray, cos: np.ndarray, sin: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Which coins to fit again on the edges near their agreed circle (``_agreed_circles``), and
     those edges (coins x radii x rays; false for the others): coins whose outermost edges
     mostly miss the circle through them (``AGREED_FIT_BELOW``), alone (no other circle within
     5% of touching it, none stacked), whose agreed circle lies elsewhere (``AGREED_APART``)
-    and is not hidden by a run of edges beyond it (``AGREED_RUN``)."""
+    and is not hidden by a run of edges beyond it (``AGREED_RUN``). ``edges`` are the outermost
+    edges' points (x, y: coins x rays) that ``fit`` (x, y, r, fitted) was fitted through."""
     fx, fy, fr, fitted = fit
     n, k, n_rays = strong.shape
     step = float(radii[1] - radii[0])
     r = rad[:, 0]
-    ex, ey = (radii[idx] + radii[idx + 1]) / 2 * rad * cos, (radii[idx] + radii[idx + 1]) / 2 * rad * sin
     ox = np.array([c.x for c in circles])
     oy = np.array([c.y for c in circles])
-    miss = np.abs(np.hypot(ox[:, None] + ex - fx[:, None], oy[:, None] + ey - fy[:, None]) - fr[:, None])
+    miss = np.abs(np.hypot(edges[0] - fx[:, None], edges[1] - fy[:, None]) - fr[:, None])
     on_fit = ((miss <= np.maximum(0.03 * fr, 1.5)[:, None]) & good).sum(axis=1) / np.maximum(good.sum(axis=1), 1)
     hr = np.array([c.r for c in circles])
     near = np.hypot(ox[:, None] - ox[None, :], oy[:, None] - oy[None, :]) < 1.05 * (hr[:, None] + hr[None, :])
@@ -421,7 +421,8 @@ def refine_circles(
         # On a textured cloth the outermost strong edge of many rays is the cloth's: fitted
         # again on the edges near the circle most rays agree on.
         redo, band = _refits_on_agreement(
-            gray.shape, circles, strong, idx, good, (fx, fy, fr, fitted), radii, rad, cos, sin
+            gray.shape, circles, strong, idx, good, (ox + edge_r * cos, oy + edge_r * sin), (fx, fy, fr, fitted),
+            radii, rad, cos, sin,
         )
         if redo.any():
             strong = np.where(redo[:, None, None], strong & band, strong)
