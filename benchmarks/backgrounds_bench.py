@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/backgrounds_bench.py [--coins validation|held-out] [--seeds 1,2]
-        [--scale-outlier X|nan] [--no-chroma-search]
+        [--scale-outlier X|nan] [--no-chroma-search] [--no-agreed-fit]
 
 Every coins-mmr photo shows its coins on one grey cloth; other real photos will not. Each coin
 of the chosen coins-mmr photos (``validation``: the photos candidates are chosen on; ``held-out``:
@@ -220,6 +220,8 @@ def main() -> None:
                     help="override CoinParams.scale_outlier (nan: every circle taken for a coin, as before session 40)")
     ap.add_argument("--no-chroma-search", action="store_true",
                     help="search circles in grey only, as before session 41 (CoinParams.chroma_search off)")
+    ap.add_argument("--no-agreed-fit", action="store_true",
+                    help="fit every circle on its outermost edges, as before session 42 (CoinParams.agreed_fit off)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     coin_params = CoinParams()
@@ -228,6 +230,8 @@ def main() -> None:
         coin_params = replace(coin_params, scale_outlier=outlier)
     if args.no_chroma_search:
         coin_params = replace(coin_params, chroma_search=False)
+    if args.no_agreed_fit:
+        coin_params = replace(coin_params, agreed_fit=False)
     params = None if coin_params == CoinParams() else ReadParams(coins=coin_params)
     coins = cutouts(DATA / "coins-mmr", args.coins)
     print(f"{len(coins)} coins of coins-mmr's {args.coins} photos to paste")

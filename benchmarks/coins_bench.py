@@ -397,6 +397,11 @@ def main() -> int:
         "(CoinParams.chroma_search off)",
     )
     ap.add_argument(
+        "--no-agreed-fit", action="store_true",
+        help="fit every circle on its outermost edges, as before session 42 (CoinParams.agreed_fit off; "
+        "it is made only without a known scale)",
+    )
+    ap.add_argument(
         "--no-erase-print", action="store_true",
         help="search circles at a known scale without the table's long thin print painted over first, "
         "as before session 29 (CoinParams.erase_print off)",
@@ -430,6 +435,8 @@ def main() -> int:
         params = replace(params, colour_search=False)
     if args.no_chroma_search:
         params = replace(params, chroma_search=False)
+    if args.no_agreed_fit:
+        params = replace(params, agreed_fit=False)
     if args.no_erase_print:
         params = replace(params, erase_print=False)
     if args.scale_outlier is not None:
