@@ -12,15 +12,19 @@ Usage (PyTorch is needed here only, never at run time; CPU is enough, a few minu
     python tools/train_edge_coins.py --scenes /tmp/oe1/scenes/train \\
         --photos ../shared/data/coins-mmr --out vision/models
 
-The shipped model (session 15) learned 500 such scenes (seeds 801 and 802), 300 of cocked
-dice (``--feature cocked_die --seed 501``) and 120 of touching dice (``--feature touching_dice
---seed 601``), all procedural (``--blender 0``), and ``--photos`` coins-mmr, dice-rune55 and
-cards-cadyze (``vision/models/coin_edge.json`` lists them), with the default steps and seed.
+The shipped model (session 43; session 15's learned the same, less the card photos at coin
+sizes) learned 500 such scenes (seeds 801 and 802), 300 of cocked dice (``--feature cocked_die
+--seed 501``) and 120 of touching dice (``--feature touching_dice --seed 601``), all procedural
+(``--blender 0``), and ``--photos`` coins-mmr, dice-rune55 and cards-cadyze
+(``vision/models/coin_edge.json`` lists them and the commands), cut with ``--save-examples`` in
+three parts and trained from them with ``--examples``, with the default steps and seed.
 
 ``--photos`` takes real labelled photos (coins-mmr, dice-rune55, cards-cadyze) whose trained
 part (not ``vision._coin_split``'s or ``vision._dice_split``'s held-out or validation photos,
-every other card photo) gives bars that are no coin on edge; a photo without a round coin is searched at the size of its
-labelled objects (the dice's edges, pips and trays are what the check must not take for a coin).
+every other card photo) gives bars that are no coin on edge. A dice photo without a round coin
+is searched at its dice's size (the dice's edges, pips and trays are what the check must not
+take for a coin); a photo of neither coins nor dice (the card photos) at three coin sizes
+(``UNMARKED_DIAMETERS``), its pips and numerals the bars a coin thrown on it would make.
 The fixtures' dev and held-back scenes are refused: the first is where the threshold
 (``CoinParams.on_edge_at``) is chosen, the second the measurement.
 
@@ -52,23 +56,42 @@ NEAR = 0.35
 """A bar stands for a labelled coin when its centre is within this share of the label box's longer side."""
 
 
+UNMARKED_DIAMETERS = (0.035, 0.06, 0.1)
+"""Coin diameters, as shares of the photo's long side, at which a labelled photo of neither
+coins nor dice (the card photos) is searched: a coin thrown on such a print makes its pips,
+numerals and borders into bars of its own length, which the check must learn are no coin on
+edge (session 42 found 40 false coins on edge among card pips at p 0.98 or more). From a
+table's camera (a coin about 0.035 of the frame) to a close phone photo."""
+
+
+def circles_of(frame: np.ndarray, params: CoinParams) -> list[Circle]:
+    """The round coins ``vision.coins.find_coins`` finds in a frame, as circles."""
+    coins, _ = find_coins(frame, params)
+    return [Circle(d.center[0], d.center[1], float(d.extra["radius_px"])) for d in coins if "radius_px" in d.extra]
+
+
+def bars_at(frame: np.ndarray, circles: list[Circle], diameter: float, params: CoinParams) -> list[tuple[float, float, float, float]]:
+    """The bars ``vision.coins.coins_on_edge`` would judge in a frame for coins of ``diameter``
+    frame pixels, away from the round coins found there (``circles``)."""
+    small, scale = work_image(frame, params.work_size)
+    lightness = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)[:, :, 0]
+    return edge_bars(lightness, circles, scale, diameter)
+
+
 def bars_of(
     frame: np.ndarray, params: CoinParams = CoinParams(), fallback: float = 0.0
 ) -> tuple[list[tuple[float, float, float, float]], float]:
     """The bars ``vision.coins.coins_on_edge`` would judge in a frame, and the coins' diameter.
     Without a round coin there are none, unless a ``fallback`` diameter is given (a photo of
     dice: its dice's size, so that what they show is learned as no coin on edge)."""
-    coins, _ = find_coins(frame, params)
-    circles = [Circle(d.center[0], d.center[1], float(d.extra["radius_px"])) for d in coins if "radius_px" in d.extra]
+    circles = circles_of(frame, params)
     if circles:
         diameter = 2.0 * float(np.median([c.r for c in circles]))
     elif fallback > 0:
         diameter = fallback
     else:
         return [], 0.0
-    small, scale = work_image(frame, params.work_size)
-    lightness = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)[:, :, 0]
-    return edge_bars(lightness, circles, scale, diameter), diameter
+    return bars_at(frame, circles, diameter, params), diameter
 
 
 def trained_part(image: str, trained_cards: set[str]) -> bool:
@@ -101,6 +124,16 @@ def examples(folder: Path, photos: bool, crop_side: int, context: float) -> tupl
         frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if frame is None:
             raise FileNotFoundError(f"cannot read {path}")
+        kinds = {o["kind"] for o in entry["objects"]}
+        if photos and not kinds & (set(COIN_KINDS) | {"d6", "d8"}):
+            # A photo of neither (cards): searched at coin sizes, every bar no coin on edge.
+            circles = circles_of(frame, params)
+            for share in UNMARKED_DIAMETERS:
+                diameter = share * max(frame.shape[:2])
+                bars = bars_at(frame, circles, diameter, params)
+                crops += edge_patches(frame, bars, diameter, crop_side, context)
+                ys += [0] * len(bars)
+            continue
         # Dice photos have no round coin: their dice's size stands for the coins'.
         sizes = [max(o["bbox"][2], o["bbox"][3]) for o in entry["objects"] if o["kind"] in ("d6", "d8")]
         bars, diameter = bars_of(frame, params, float(np.median(sizes)) if photos and sizes else 0.0)
