@@ -70,12 +70,14 @@ def circles_of(frame: np.ndarray, params: CoinParams) -> list[Circle]:
     return [Circle(d.center[0], d.center[1], float(d.extra["radius_px"])) for d in coins if "radius_px" in d.extra]
 
 
-def bars_at(frame: np.ndarray, circles: list[Circle], diameter: float, params: CoinParams) -> list[tuple[float, float, float, float]]:
-    """The bars ``vision.coins.coins_on_edge`` would judge in a frame for coins of ``diameter``
-    frame pixels, away from the round coins found there (``circles``)."""
+def bars_at(
+    frame: np.ndarray, circles: list[Circle], diameters: list[float], params: CoinParams
+) -> list[list[tuple[float, float, float, float]]]:
+    """The bars ``vision.coins.coins_on_edge`` would judge in a frame for coins of each of
+    ``diameters`` frame pixels, away from the round coins found there (``circles``)."""
     small, scale = work_image(frame, params.work_size)
     lightness = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)[:, :, 0]
-    return edge_bars(lightness, circles, scale, diameter)
+    return [edge_bars(lightness, circles, scale, d) for d in diameters]
 
 
 def bars_of(
@@ -91,7 +93,7 @@ def bars_of(
         diameter = fallback
     else:
         return [], 0.0
-    return bars_at(frame, circles, diameter, params), diameter
+    return bars_at(frame, circles, [diameter], params)[0], diameter
 
 
 def trained_part(image: str, trained_cards: set[str]) -> bool:
@@ -127,10 +129,8 @@ def examples(folder: Path, photos: bool, crop_side: int, context: float) -> tupl
         kinds = {o["kind"] for o in entry["objects"]}
         if photos and not kinds & (set(COIN_KINDS) | {"d6", "d8"}):
             # A photo of neither (cards): searched at coin sizes, every bar no coin on edge.
-            circles = circles_of(frame, params)
-            for share in UNMARKED_DIAMETERS:
-                diameter = share * max(frame.shape[:2])
-                bars = bars_at(frame, circles, diameter, params)
+            diameters = [share * max(frame.shape[:2]) for share in UNMARKED_DIAMETERS]
+            for diameter, bars in zip(diameters, bars_at(frame, circles_of(frame, params), diameters, params)):
                 crops += edge_patches(frame, bars, diameter, crop_side, context)
                 ys += [0] * len(bars)
             continue

@@ -143,7 +143,8 @@ class CoinParams:
     reads them and on the card photos with coins pasted (``benchmarks/backgrounds_bench.py``'s
     validation draws): at 0.9 / 0.95 / 0.98 it reports 14 / 14 / 13 of the dev scenes' 24 coins
     on edge, 1 / 0 / 0 bars elsewhere there, and 3 / 3 / 2 card-print bars as coins on edge in
-    two draws on 75 card photos (session 15's check at 0.98: 16 of the coins, none elsewhere, 94 print bars)."""
+    two draws on 75 card photos (session 15's check at 0.98: 16 of the coins, none elsewhere,
+    94 print bars)."""
     weak_support: float = 0.55
     """A circle with less edge than ``min_support`` but at least this share is kept when the
     appearance model is sure it is a coin (``weak_not_coin``): a silver coin on a pale cloth
