@@ -234,7 +234,7 @@ def fixture_objects(objects: list[dict]) -> list[dict]:
 
 OVERRIDES = (
     "model_dir", "coin_doubt", "tilted_search", "tilted_anchor", "edge_anchor", "unanchored_not_coin", "size_at_edge_middle", "colour_against_white", "colour_search",
-    "erase_print",
+    "erase_print", "face_min",
 )
 """The coin settings this benchmark's command line may change, kept when the live reader's
 settings for a table's scale are used."""
@@ -414,6 +414,11 @@ def main() -> int:
         "--scale-outlier", type=float, default=None,
         help="override CoinParams.scale_outlier (nan: every circle taken for a coin while the scale is estimated)",
     )
+    ap.add_argument(
+        "--face-min", type=float, default=None,
+        help="override CoinParams.face_min, the face probability below which a coin names no face "
+        "(0.5: every coin read flat names its likelier face, however unsure)",
+    )
     args = ap.parse_args()
     cv2.setNumThreads(1)
     params = CoinParams() if args.model_dir is None else CoinParams(model_dir=args.model_dir)
@@ -439,6 +444,8 @@ def main() -> int:
         params = replace(params, agreed_fit=False)
     if args.no_erase_print:
         params = replace(params, erase_print=False)
+    if args.face_min is not None:
+        params = replace(params, face_min=args.face_min)
     if args.scale_outlier is not None:
         params = replace(params, scale_outlier=None if np.isnan(args.scale_outlier) else args.scale_outlier)
     if args.only_validation:
