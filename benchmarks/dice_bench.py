@@ -15,6 +15,9 @@ scaled``): recall, precision, value
 accuracy, share of dice read right, confident wrong reads, a confusion matrix, the share of
 cocked dice reported cocked (and how many flat dice are flagged cocked: the players are asked
 about those, since only a sure flag rules), and the median milliseconds per 1280x960 frame on one core.
+``--label-boxes`` instead reads each labelled six-sided die's own box with the reader alone
+(``vision.dice.read_die_boxes``: no finder, no thresholds) and prints, per slice, the share whose
+likelier face is the label's: the reader's own accuracy, apart from the finder's boxes.
 ``--fit-confident`` and ``--fit-d8-confident`` fit the thresholds of a sure read
 (``DiceParams.confident_at`` and ``confident_at_table``, ``DiceParams.d8_confident_at``) on the
 validation parts and stop.
@@ -42,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from vision._coin_split import rendered_scale  # noqa: E402
 from vision._dice_net import read_class  # noqa: E402
 from vision._dice_split import group_of, is_held_out, is_validation  # noqa: E402
-from vision.dice import CONFIDENT, DiceParams, draw_dice, find_dice  # noqa: E402
+from vision.dice import CONFIDENT, DiceParams, draw_dice, find_dice, read_die_boxes  # noqa: E402
 from vision.types import Detection  # noqa: E402
 
 
@@ -397,6 +400,27 @@ OPTIONAL_MODELS = {"dice_cocked.onnx": "the cocked-die check", "dice_d8.onnx": "
 their checks are then left out of the read."""
 
 
+def label_box_accuracy(data: Path, entries: list[dict], params: DiceParams) -> dict[str, tuple[int, int]]:
+    """(right, dice) per slice of dice-rune55 when the reader reads each labelled d6's own box
+    (``read_die_boxes``): the slices of the main table, keyed the same way."""
+    out: dict[str, tuple[int, int]] = {}
+    for e in entries:
+        labels = [o for o in e["objects"] if o["kind"] == "d6"]
+        if not labels:
+            continue
+        img = cv2.imread(str(data / e["image"]), cv2.IMREAD_COLOR)
+        if img is None:
+            raise FileNotFoundError(data / e["image"])
+        reads = read_die_boxes(img, [tuple(o["bbox"]) for o in labels], params)
+        right = sum(int(face == int(o["value"])) for (face, _), o in zip(reads, labels))
+        split = "held-out" if is_held_out(e["image"]) else "validation" if is_validation(e["image"]) else "trained"
+        group = group_of(e["image"])
+        for key in ("all", f"all/{split}", group, f"{group}/{split}"):
+            r, n = out.get(key, (0, 0))
+            out[key] = (r + right, n + len(labels))
+    return out
+
+
 def models_left_out(model_dir: Path) -> list[str]:
     """The files of ``OPTIONAL_MODELS`` missing from ``model_dir``: what a read with its models
     goes without. A candidate's folder must hold them too, or it is measured without them."""
@@ -446,6 +470,8 @@ def main() -> None:
     ap.add_argument("--fit-scenes", type=Path, action="append", default=[],
                     help="more rendered scenes (their labels.json) --fit-d8-confident fits on, never learned from: "
                          "d8 of another style (repeatable)")
+    ap.add_argument("--label-boxes", action="store_true",
+                    help="read each labelled d6's own box with the reader alone and print the share read right per slice, stop")
     ap.add_argument("--threshold", type=float, help="override DiceParams.det_threshold (and det_threshold_scaled)")
     ap.add_argument("--long-sides", help="override DiceParams.det_long_sides, e.g. 512,192")
     ap.add_argument("--model-dir", type=Path, help="measure the dice models in this folder (default: the shipped ones)")
@@ -502,6 +528,15 @@ def main() -> None:
         return
     if args.fit_temperature:
         fit_temperature(args.data, entries, params)
+        return
+    if args.label_boxes:
+        print("the reader alone on each labelled d6's own box: likelier face right / dice")
+        slices = label_box_accuracy(args.data, entries, params)
+        for g in ("all", "colour_tray", "grey_closeup", "grey_oblique"):
+            for key in (g, f"{g}/trained", f"{g}/validation", f"{g}/held-out"):
+                if key in slices:
+                    right, n = slices[key]
+                    print(f"{key:<26} {n:5d} {100.0 * right / n:6.1f}%")
         return
     tallies: dict[str, Tally] = defaultdict(Tally)
     wrong_notes: list[str] = []

@@ -542,6 +542,41 @@ def find_dice(
     return found
 
 
+def read_die_boxes(
+    frame: npt.NDArray[np.uint8],
+    boxes: Sequence[tuple[float, float, float, float]],
+    params: DiceParams = DiceParams(),
+) -> list[tuple[int, float]]:
+    """The reader alone on given die boxes (x, y, width, height, frame pixels): for each, the
+    six-sided face it finds likelier than the other five and that face's probability among the
+    six. A diagnostic: it cuts each crop as ``find_dice`` cuts a found die's, at
+    ``params.reader_turns``, so a labelled box read here tells the reader's own accuracy
+    apart from the finder's boxes (``benchmarks/dice_bench.py --label-boxes``). No finder,
+    no thresholds: every box gets a face, however unsure.
+
+    :raises ValueError: for a frame ``find_dice`` refuses, a box with no positive size, or bad
+        ``reader_turns``.
+    """
+    frame = _check_frame(frame)
+    turns = max(1, params.reader_turns)
+    if turns not in (1, 2, 4):
+        raise ValueError(f"reader_turns must be 1, 2 or 4, got {turns}")
+    centred = []
+    for box in boxes:
+        x, y, w, h = (float(v) for v in box)
+        if not (w > 0 and h > 0):
+            raise ValueError(f"a die box needs a positive width and height, got {tuple(box)}")
+        centred.append((x + w / 2, y + h / 2, w, h))
+    if not centred:
+        return []
+    logits = _reader_logits(frame, _nets(params.model_dir), centred, turns)
+    faces = logits[:, 1:7]
+    e = np.exp(faces - faces.max(axis=1, keepdims=True))
+    p = e / e.sum(axis=1, keepdims=True)
+    best = p.argmax(axis=1)
+    return [(int(b) + 1, float(p[i, b])) for i, b in enumerate(best)]
+
+
 def _overlap(a: Detection, b: Detection) -> bool:
     """Whether either detection's centre lies in the other's box."""
     def inside(p: tuple[float, float], box: tuple[int, int, int, int]) -> bool:

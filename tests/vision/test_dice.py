@@ -15,7 +15,7 @@ import vision.dice as dice_module
 from vision._coin_split import rendered_scale
 from vision._dice_net import PIPS
 from vision._dice_split import is_held_out
-from vision.dice import CONFIDENT, DiceParams, draw_dice, find_dice
+from vision.dice import CONFIDENT, DiceParams, draw_dice, find_dice, read_die_boxes
 from vision.types import Detection
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "dice-rune55"
@@ -654,6 +654,42 @@ FLOOR_FOUND = 0.70
 FLOOR_PRECISION = 0.60
 FLOOR_READ_RIGHT = 0.25
 CEILING_CONFIDENT_WRONG = 0.08
+
+
+def test_the_reader_alone_reads_given_boxes_each_with_a_face() -> None:
+    """``read_die_boxes`` (the benchmark's ``--label-boxes``): the reader on boxes it is given,
+    a face 1..6 for each in order, however unsure, and no box at all gives no read."""
+    img = table()
+    draw_die(img, 120, 180, 60, 5, (235, 235, 235), (20, 20, 20))
+    draw_die(img, 330, 180, 60, 2, (30, 30, 160), (240, 240, 240))
+    frame = finish(img)
+    reads = read_die_boxes(frame, [(300, 150, 60, 60), (90, 150, 60, 60)])
+    assert [face for face, _ in reads] == [2, 5]
+    assert all(0.5 < p <= 1.0 for _, p in reads)
+    assert read_die_boxes(frame, []) == []
+
+
+@pytest.mark.parametrize("box", [(10, 10, 0, 20), (10, 10, 20, -5)])
+def test_a_die_box_of_no_size_is_named(box: tuple[int, int, int, int]) -> None:
+    with pytest.raises(ValueError, match="positive width and height"):
+        read_die_boxes(table(), [box])
+
+
+def test_the_reader_alone_on_real_labelled_boxes_floor() -> None:
+    """On these 80 held-out dice's labelled boxes the reader alone read 71 faces right (88.8%)
+    when this test was written (session 45; the floor well below): a regression in the reader
+    shows here apart from the finder's."""
+    labels = _labels()
+    dice = right = 0
+    for name in REAL:
+        img = cv2.imread(str(DATA / name), cv2.IMREAD_COLOR)
+        assert img is not None, f"unreadable real photo {DATA / name}"
+        objs = [o for o in labels[name] if o["kind"] == "d6"]
+        reads = read_die_boxes(img, [tuple(o["bbox"]) for o in objs])  # type: ignore[misc]
+        dice += len(objs)
+        right += sum(int(face == o["value"]) for (face, _), o in zip(reads, objs))
+    assert dice >= 80
+    assert right / dice >= 0.7
 
 
 def test_printed_names_and_markers_on_the_table_are_not_dice() -> None:

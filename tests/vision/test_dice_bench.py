@@ -100,3 +100,25 @@ def test_a_candidate_folder_without_the_checks_is_said_to_be_measured_without_th
     (tmp_path / "dice_d8.onnx").write_bytes(b"")
     assert dice_bench.models_left_out(tmp_path) == ["dice_cocked.onnx"]
     assert dice_bench.models_left_out(Path(dice_bench.__file__).resolve().parent.parent / "vision" / "models") == []
+
+
+def test_label_boxes_count_each_labelled_d6_in_its_slices(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--label-boxes``: each labelled six-sided die's own box goes to the reader alone, and a
+    face read right counts in every slice its photo belongs to; d8 labels are not the six-sided
+    reader's to read."""
+    assert is_validation(PHOTO)
+    cv2.imwrite(str(tmp_path / PHOTO), np.zeros((64, 64, 3), np.uint8))
+    objects = [{"kind": "d6", "value": 3, "bbox": [0, 0, 20, 20]}, {"kind": "d6", "value": 5, "bbox": [30, 0, 20, 20]},
+               {"kind": "d8", "value": 7, "bbox": [0, 30, 20, 20]}]
+    entries = [{"image": PHOTO, "objects": objects}]
+    asked: list[list[tuple[float, ...]]] = []
+
+    def read_die_boxes(img: np.ndarray, boxes: list[tuple[float, ...]], params: DiceParams) -> list[tuple[int, float]]:
+        asked.append(list(boxes))
+        return [(3, 0.9), (6, 0.6)]  # the first right, the second wrong
+
+    monkeypatch.setattr(dice_bench, "read_die_boxes", read_die_boxes)
+    slices = dice_bench.label_box_accuracy(tmp_path, entries, DiceParams())
+    assert asked == [[(0, 0, 20, 20), (30, 0, 20, 20)]]
+    group = dice_bench.group_of(PHOTO)
+    assert slices == {"all": (1, 2), "all/validation": (1, 2), group: (1, 2), f"{group}/validation": (1, 2)}
