@@ -570,9 +570,7 @@ def read_die_boxes(
     if not centred:
         return []
     logits = _reader_logits(frame, _nets(params.model_dir), centred, turns)
-    faces = logits[:, 1:7]
-    e = np.exp(faces - faces.max(axis=1, keepdims=True))
-    p = e / e.sum(axis=1, keepdims=True)
+    p = softmax(logits[:, 1:7])  # the six faces only: "no die" and the d8's are no answer here
     best = p.argmax(axis=1)
     return [(int(b) + 1, float(p[i, b])) for i, b in enumerate(best)]
 
