@@ -558,9 +558,7 @@ def read_die_boxes(
         ``reader_turns``.
     """
     frame = _check_frame(frame)
-    turns = max(1, params.reader_turns)
-    if turns not in (1, 2, 4):
-        raise ValueError(f"reader_turns must be 1, 2 or 4, got {turns}")
+    turns = _reader_turns(params)
     centred = []
     for box in boxes:
         x, y, w, h = (float(v) for v in box)
@@ -573,6 +571,17 @@ def read_die_boxes(
     p = softmax(logits[:, 1:7])  # the six faces only: "no die" and the d8's are no answer here
     best = p.argmax(axis=1)
     return [(int(b) + 1, float(p[i, b])) for i, b in enumerate(best)]
+
+
+def _reader_turns(params: DiceParams) -> int:
+    """The quarter turns the reader sees each crop at (``DiceParams.reader_turns``, at least 1).
+
+    :raises ValueError: unless 1, 2 or 4.
+    """
+    turns = max(1, params.reader_turns)
+    if turns not in (1, 2, 4):
+        raise ValueError(f"reader_turns must be 1, 2 or 4, got {turns}")
+    return turns
 
 
 def _overlap(a: Detection, b: Detection) -> bool:
@@ -666,9 +675,7 @@ def _find_dice(
     # sure reads of dice-rune55 framed with 25 px dice were wrong 3 times in 78, without the
     # finer look once in 59).
     fine_only = [c for _, c in cands if c in fine_boxes]
-    turns = max(1, params.reader_turns)
-    if turns not in (1, 2, 4):
-        raise ValueError(f"reader_turns must be 1, 2 or 4, got {turns}")
+    turns = _reader_turns(params)
     logits = np.zeros((0, models.classes), np.float32)
     if cands:
         logits = _read_boxes(frame, models, [c for _, c in cands], turns, seen)

@@ -770,6 +770,8 @@ def test_bad_reader_turns_are_named() -> None:
     draw_die(img, 240, 180, 60, 4, (235, 235, 235), (20, 20, 20))
     with pytest.raises(ValueError, match="reader_turns"):
         find_dice(finish(img), DiceParams(reader_turns=3))
+    with pytest.raises(ValueError, match="reader_turns"):
+        read_die_boxes(finish(img), [(210, 150, 60, 60)], DiceParams(reader_turns=3))
 
 
 def test_confidence_is_rescaled_so_the_fitted_threshold_is_confident() -> None:
