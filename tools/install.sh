@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Make .venv with the pinned versions of requirements/ and the referee installed in it.
+#
+#   tools/install.sh          what the referee needs to run (requirements/run.txt)
+#   tools/install.sh test     and what the tests need (requirements/test.txt), including
+#                             Debian's chromium for the browser tests when it is missing
+#
+# Every package comes from the lock file, checked against its hashes; the referee itself is
+# installed editable without fetching anything more (its build backend is pinned too).
+# PYTHON names the interpreter (default python3, which must be 3.11 or later).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+what="${1:-run}"
+case "$what" in
+  run|test) ;;
+  *) echo "usage: tools/install.sh [run|test]" >&2; exit 2 ;;
+esac
+python="${PYTHON:-python3}"
+
+if [ "$what" = test ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+  echo "installing Debian's chromium for the browser tests" >&2
+  if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
+
+[ -x .venv/bin/python ] || "$python" -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check --require-hashes -r "requirements/$what.txt"
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
