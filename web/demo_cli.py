@@ -10,6 +10,8 @@ itself, for a demo that plays on its own).
 from __future__ import annotations
 
 import argparse
+import json
+import shutil
 import signal
 import sys
 import tempfile
@@ -26,30 +28,58 @@ FIXTURE_GAMES = Path(__file__).resolve().parent.parent / "fixtures" / "games"
 def add_parser(commands: Any) -> None:
     """Register the ``demo`` subcommand."""
     demo = commands.add_parser("demo", help="replay a recorded game on the dashboard (no camera needed)")
-    demo.add_argument("--game", default=DEFAULT_GAME, help=f"a folder of fixtures/games (default {DEFAULT_GAME})")
+    demo.add_argument("--game", default=DEFAULT_GAME,
+                      help=f"a game's name (sevens) or a folder of fixtures/games (default {DEFAULT_GAME})")
     demo.add_argument("--port", type=int, default=8080, help="dashboard port (default 8080)")
     demo.add_argument("--host", default="0.0.0.0", help="dashboard address (default all)")
     demo.add_argument("--pin", default="1234", help="the control PIN (default 1234)")
     demo.add_argument("--read", choices=("vision", "labels"), default="vision",
                       help="read the frames with the camera reader (default) or take their recorded labels")
     demo.add_argument("--auto", action="store_true", help="take the recorded decisions instead of waiting for taps")
-    demo.add_argument("--db", help="match log (default: a fresh one in a temporary folder)")
+    demo.add_argument("--db", help="keep the match log in this file (default: a temporary one, removed when the demo stops)")
     demo.set_defaults(run=run_demo)
 
 
-def game_folder(name: str) -> Path:
-    """The recorded game ``name`` (a folder of fixtures/games, or a path).
+def recorded_games() -> dict[str, str]:
+    """Each recorded game of fixtures/games (its folder's name) and the game it plays, by the
+    game's registered name."""
+    from referee import ConfigError, find_game
 
-    :raises FileNotFoundError: naming the games there are.
+    games: dict[str, str] = {}
+    for folder in sorted(FIXTURE_GAMES.iterdir()) if FIXTURE_GAMES.is_dir() else []:
+        try:
+            recorded = json.loads((folder / "game.json").read_text())
+            games[folder.name] = find_game(str(recorded.get("game", ""))).name
+        except (OSError, ValueError, ConfigError):
+            continue  # not a recorded game of a known game
+    return games
+
+
+def game_folder(name: str) -> Path:
+    """The recorded game ``name``: a path to one, a folder of fixtures/games (``sevens_sv_t1_t3``),
+    or a game's name (``sevens``, ``Seven Pennies``), which picks the first recording of it.
+
+    :raises FileNotFoundError: naming the recordings there are and the games they play.
     """
+    from referee import ConfigError, find_game
+
     path = Path(name)
     if path.is_dir():
         return path
     folder = FIXTURE_GAMES / name
-    if not (folder / "game.json").is_file():
-        known = sorted(p.name for p in FIXTURE_GAMES.iterdir() if (p / "game.json").is_file()) if FIXTURE_GAMES.is_dir() else []
-        raise FileNotFoundError(f"no recorded game {name!r}; the games are: {', '.join(known) or 'none (is fixtures/ there?)'}")
-    return folder
+    if (folder / "game.json").is_file():
+        return folder
+    games = recorded_games()
+    try:
+        wanted = find_game(name).name
+    except ConfigError:
+        wanted = None
+    for recording, game in games.items():
+        if game == wanted:
+            return FIXTURE_GAMES / recording
+    known = ", ".join(f"{recording} ({game})" for recording, game in games.items())
+    what = f"no recording of {wanted}" if wanted else f"no recorded game {name!r}"
+    raise FileNotFoundError(f"{what}; the recorded games are: {known or 'none (is fixtures/ there?)'}")
 
 
 def open_demo(name: str, db: str, read: str = "vision", auto: bool = False, realtime: bool = True) -> Any:
@@ -101,13 +131,25 @@ class WaitForPlayers:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    """Run ``referee demo`` until interrupted; returns the exit status."""
+    """Run ``referee demo`` until interrupted; returns the exit status. Without ``--db`` the
+    match log lives in a temporary folder, named on start and removed on stop."""
+    scratch = None if args.db else Path(tempfile.mkdtemp(prefix="referee-demo-"))
+    db = str(args.db) if scratch is None else str(scratch / "matches.db")
+    try:
+        return _serve_demo(args, db, kept=scratch is None)
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _serve_demo(args: argparse.Namespace, db: str, kept: bool) -> int:
     from waitress.server import create_server  # type: ignore[import-untyped]
 
     from referee import ConfigError
     from web.app import create_app
 
-    db = args.db or str(Path(tempfile.mkdtemp(prefix="referee-demo-")) / "matches.db")
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
         service = open_demo(args.game, db, read=args.read, auto=args.auto)
     except (FileNotFoundError, ConfigError, ValueError) as exc:
@@ -118,9 +160,11 @@ def run_demo(args: argparse.Namespace) -> int:
     host = "localhost" if args.host in ("0.0.0.0", "::") else args.host
     print(f"Demo: {service.match.state.game.title} replayed from {args.game}.")
     print(f"Open http://{host}:{server.effective_port}/ on a tablet or browser; control PIN {args.pin}. Ctrl-C stops.")
+    if kept:
+        print(f"Match log: {db} (referee matches list --db {db})")
+    else:
+        print(f"Match log: {db}, removed when the demo stops (--db FILE keeps it)")
     sys.stdout.flush()
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     service.start()
     threading.Thread(target=server.run, name="dashboard", daemon=True).start()
     try:

@@ -20,6 +20,17 @@ def add_parser(commands: Any) -> None:
     matches.set_defaults(run=run_matches)
 
 
+def registered_name(game: str) -> str:
+    """A stored game's registered name (a log written before names had one spelling may say
+    ``seven_pennies``), or the stored text for a game this version does not know."""
+    from referee import ConfigError, find_game
+
+    try:
+        return find_game(game).name
+    except ConfigError:
+        return game
+
+
 def run_matches(args: argparse.Namespace) -> int:
     """Run ``referee matches``; returns 0, or 2 for a missing id or database."""
     from pathlib import Path
@@ -34,7 +45,7 @@ def run_matches(args: argparse.Namespace) -> int:
         if args.what == "list":
             for info in store.matches():
                 when = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.created))
-                print(f"{info.id:4d}  {when}  {info.game:<20} {','.join(info.players):<24} {info.status:<9} "
+                print(f"{info.id:4d}  {when}  {registered_name(info.game):<20} {','.join(info.players):<24} {info.status:<9} "
                       f"{info.events} events  {info.camera}")
             return 0
         if args.id is None:

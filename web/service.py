@@ -476,7 +476,7 @@ def create_match(store: MatchStore, game: str, players: list[str], options: Mapp
     game_obj = find_game(game)(players, parsed)
     if first is not None and Designate not in game_obj.action_types:
         raise ConfigError(f"{game_obj.title} decides its first player by the rules, not by choice")
-    match_id = store.create(game, list(game_obj.players), game_obj.to_json()["options"], camera)
+    match_id = store.create(game_obj.name, list(game_obj.players), game_obj.to_json()["options"], camera)
     match = store.open(match_id)
     if first is not None:
         match.apply(Designate(first), "setup")  # the table's choice at set-up, not a player's decision
@@ -560,7 +560,13 @@ def open_table(
     from hardware.sources import open_source
 
     source = open_source(camera, realtime=realtime)
-    recorded = source.game if isinstance(source, ReplaySource) else {}
+    recorded = dict(source.game) if isinstance(source, ReplaySource) else {}
+    # One spelling of every game's name: the registered one (``seven-pennies``), whatever the
+    # command line or an older recording wrote (``seven_pennies``, ``Seven Pennies``).
+    if game is not None:
+        game = find_game(game).name
+    if recorded.get("game") is not None:
+        recorded["game"] = find_game(str(recorded["game"])).name
     if game is not None and recorded.get("game") not in (None, game):
         # Another game played over a recording: its players and options do not apply.
         recorded = {key: value for key, value in recorded.items() if key not in ("players", "options", "first", "decisions")}
@@ -578,7 +584,7 @@ def open_table(
     resumable = None if new else store.latest_playing(camera)
     if resumable is not None:
         info = store.info(resumable)
-        if game is None or (info.game == game and (not players or list(info.players) == players)):
+        if game is None or (find_game(info.game).name == game and (not players or list(info.players) == players)):
             match = store.open(resumable)
     if match is None:
         if game is None or not players:

@@ -237,7 +237,7 @@ class Director:
             old.unlink()
         for k, data in enumerate(self.images):
             (folder / f"{k:04d}.jpg").write_bytes(data)
-        game = {"format": FORMAT, "name": self.name, "game": self.game, "players": self.players, **meta,
+        game = {"format": FORMAT, "name": self.name, "game": self.game.replace("_", "-"), "players": self.players, **meta,
                 "chance": self.chance, "decisions": self.decisions, "expected": self.expected,
                 "render_seconds_mean": round(float(np.mean(self.seconds)), 2), "frames": self.frames}
         write_json(folder / "game.json", game)
