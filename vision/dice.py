@@ -51,7 +51,7 @@ from vision._dice_net import (
 )
 from vision._dnn import load_onnx, softmax
 from vision.cocked import cocked_net, cocked_probability
-from vision._patch_check import quarter_turns
+from vision._patch_check import PatchCheck, quarter_turns
 from vision.d8_faces import d8_face_logits, d8_net
 from vision.die_patches import die_patches
 from vision.types import DIE_KINDS, Detection
@@ -307,6 +307,14 @@ class DiceParams:
     their scale 58 -> 67 (refit allowed 0.8448; ``d8_confident_at`` kept at the stricter 0.8716,
     since the surest of several reads is a maximum); about 9 ms more on frames with a doubtful
     d8. Candidates read at one turn instead of four: 90.9%, and a sure wrong read."""
+    d8_steady: bool = True
+    """An eight-sided die's face that would be sure is read again in crops a little smaller,
+    larger, shifted and blurred (``_D8_STEADY_LOOKS``); where any look gives the face less than
+    ``d8_steady_floor``, the least it gets becomes its probability. A numeral a few pixels tall
+    can flip between neighbouring faces with another OpenCV's resize, a JPEG encoder or a blur,
+    and a read is sure only where such a change would not make it wrong."""
+    d8_steady_floor: float = 0.9
+    """See ``d8_steady``: the probability every other look must still give the face."""
     model_dir: Path = MODEL_DIR
     """Folder with ``dice_finder.onnx``, ``dice_reader.onnx`` and ``dice_reader.json`` (and,
     optionally, the cocked-die check's ``dice_cocked.onnx`` and the d8 face reader's
@@ -1070,7 +1078,50 @@ def _d8_reads(
             for (k, b), probs in zip(cands, pc):
                 if float(probs.max()) > float(fp[k].max()):
                     fp[k], boxes[k] = probs, b
-    return {i: (int(np.argmax(fp[k])) + 1, float(fp[k].max()) * kind_probs[k], boxes[k]) for k, i in enumerate(todo)}
+    faces = [int(np.argmax(fp[k])) for k in range(len(todo))]
+    probs = [float(fp[k].max()) for k in range(len(todo))]
+    if params.d8_steady:
+        sure = [k for k in range(len(todo)) if probs[k] * kind_probs[k] >= params.d8_confident_at]
+        steady = _d8_steady_probs(net, frame, [boxes[k] for k in sure], [faces[k] for k in sure], turns)
+        for k, p_steady in zip(sure, steady):
+            if p_steady < params.d8_steady_floor:
+                probs[k] = min(probs[k], p_steady)  # a look that doubts the face: not sure
+    return {i: (faces[k] + 1, probs[k] * kind_probs[k], boxes[k]) for k, i in enumerate(todo)}
+
+
+_D8_STEADY_LOOKS: tuple[tuple[float, float, float, float], ...] = (
+    (0.88, 0.0, 0.0, 0.0),
+    (1.12, 0.0, 0.0, 0.0),
+    (1.0, 0.07, 0.07, 0.0),
+    (1.0, -0.07, -0.07, 0.0),
+    (1.0, 0.0, 0.0, 0.8),
+)
+"""The other looks at a d8's numeral before its face is sure: the crop's size factor, its
+centre's shift in x and y (fractions of the box's longer side), and the blur (Gaussian sigma,
+pixels; 0 none)."""
+
+
+def _d8_steady_probs(
+    net: PatchCheck, frame: npt.NDArray[np.uint8], boxes: list[tuple[float, float, float, float]],
+    faces: list[int], turns: Sequence[int],
+) -> list[float]:
+    """For each box, the least probability the d8 face reader gives ``faces`` (0-based) over
+    ``_D8_STEADY_LOOKS``, each look at the quarter ``turns``."""
+    out = []
+    for (cx, cy, w, h), face in zip(boxes, faces):
+        side = float(max(w, h))
+        # The die's neighbourhood, blurred where a look asks for it, and the box's centre in it.
+        r = int(np.ceil(side * 1.5 * net.context)) + 2
+        x0, y0 = max(0, int(cx) - r), max(0, int(cy) - r)
+        region = np.ascontiguousarray(frame[y0:y0 + 2 * r + 1, x0:x0 + 2 * r + 1])
+        least = 1.0
+        for scale, dx, dy, sigma in _D8_STEADY_LOOKS:
+            image = np.asarray(cv2.GaussianBlur(region, (0, 0), sigma), np.uint8) if sigma > 0 else region
+            box = (cx - x0 + dx * side, cy - y0 + dy * side, w * scale, h * scale)
+            p = softmax(d8_face_logits(net, image, [box], turns))[0]
+            least = min(least, float(p[face]))
+        out.append(least)
+    return out
 
 
 def _cocked_check(
