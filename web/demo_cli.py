@@ -102,10 +102,9 @@ class WaitForPlayers:
 
 def run_demo(args: argparse.Namespace) -> int:
     """Run ``referee demo`` until interrupted; returns the exit status."""
-    from waitress.server import create_server  # type: ignore[import-untyped]
-
     from referee import ConfigError
     from web.app import create_app
+    from web.live import create_dashboard_server
 
     db = args.db or str(Path(tempfile.mkdtemp(prefix="referee-demo-")) / "matches.db")
     try:
@@ -114,7 +113,7 @@ def run_demo(args: argparse.Namespace) -> int:
         print(f"referee: {exc}", file=sys.stderr)
         return 2
     app = create_app({"REFEREE_SERVICE": service, "REFEREE_PIN": args.pin})
-    server = create_server(app, host=args.host, port=args.port, threads=16)
+    server = create_dashboard_server(app, args.host, args.port)
     host = "localhost" if args.host in ("0.0.0.0", "::") else args.host
     print(f"Demo: {service.match.state.game.title} replayed from {args.game}.")
     print(f"Open http://{host}:{server.effective_port}/ on a tablet or browser; control PIN {args.pin}. Ctrl-C stops.")
