@@ -109,6 +109,8 @@ def run_serve(args: argparse.Namespace) -> int:
     except (ConfigError, RulesError, CameraError, ValueError) as exc:
         print(f"referee: {exc}", file=sys.stderr)
         return 2
+    for note in service.store.notes + service.match.notes:
+        print(f"referee: {note}", file=sys.stderr)
     out = sys.stdout
     if not args.json:
         print(f"match {service.match.id} ({service.match.state.game.title}; {', '.join(service.match.state.game.players)})"

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from hardware.frames import CameraError, FrameError
 from hardware.reconnect import ReconnectingSource
 from tests.hardware.fakes import FakeClock, FakeSource, SceneReader, SceneSettle, scene
 from tests.web.test_loop import SCENES, frames, new_match, run
 from web.loop import TableLoop
+from web.service import open_table
 
 
 def test_corrupt_empty_wrong_size_and_wrong_type_frames_are_skipped_not_read(tmp_path: Path) -> None:
@@ -77,3 +80,88 @@ def test_a_reader_that_fails_on_a_frame_becomes_a_ruling_not_a_crash(tmp_path: P
     assert result.kind == "discrepancy" and loop.match.state.history() == []
     assert loop.latest_observation is not None and "too small" in loop.latest_observation.notes[0]
     assert scene(1).shape == (12, 16, 3)
+
+
+class Unpluggable(FakeSource):
+    """A webcam that can be unplugged (reads and opens fail) or hang (a read that never returns)."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+        self.plugged = threading.Event()
+        self.plugged.set()
+        self.flowing = threading.Event()
+        self.flowing.set()
+
+    def _open(self) -> None:
+        if not self.plugged.is_set():
+            raise CameraError("webcam 0 could not be opened (is it plugged in?)")
+
+    def _grab(self):  # type: ignore[no-untyped-def]
+        self.flowing.wait()
+        if not self.plugged.is_set():
+            raise CameraError("webcam 0 delivered no frame (unplugged?)")
+        threading.Event().wait(0.02)
+        self.t += 0.1
+        return scene(1), self.t, f"cam-{self.t:.1f}", {}
+
+
+def wait_for(service, state: str, seconds: float, frames_over: int = -1) -> float:  # type: ignore[no-untyped-def]
+    """Seconds until the loop's state is ``state`` (and more than ``frames_over`` frames were read)."""
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        loop = service.view()["loop"]
+        if loop["state"] == state and loop["frames"] > frames_over:
+            break
+        time.sleep(0.02)
+    return time.monotonic() - started
+
+
+@pytest.fixture
+def webcam(monkeypatch: pytest.MonkeyPatch) -> Unpluggable:
+    camera = Unpluggable()
+    monkeypatch.setattr("hardware.sources.open_source", lambda text, realtime=True: camera)
+    return camera
+
+
+def test_serve_retries_a_lost_webcam_says_so_within_two_seconds_and_recovers_by_itself(webcam: Unpluggable, tmp_path: Path) -> None:
+    service = open_table("webcam", str(tmp_path / "m.db"), "sevens", ["Ann", "Bo"], {"sv.rounds": "1"})
+    assert isinstance(service.source, ReconnectingSource) and service.camera == "webcam:0"
+    service.start()
+    try:
+        assert wait_for(service, "running", 5, frames_over=0) < 5
+        webcam.plugged.clear()  # the cable is pulled
+        assert wait_for(service, "camera lost", 2) < 2.0
+        view = service.view()
+        assert view["status"].startswith("Camera lost, retrying: webcam 0")
+        time.sleep(0.6)  # a retry or two fails while it is away
+        assert service.view()["loop"]["state"] == "camera lost"
+        frames = view["loop"]["frames"]
+        webcam.plugged.set()  # plugged back in: no one touches the referee
+        assert wait_for(service, "running", 5, frames_over=frames) < 5
+        assert service.source.reconnects == 1
+    finally:
+        started = time.monotonic()
+        service.stop()
+        assert time.monotonic() - started < 3
+
+
+def test_a_webcam_that_hangs_instead_of_failing_is_shown_lost_then_running(webcam: Unpluggable, tmp_path: Path) -> None:
+    service = open_table("webcam:0", str(tmp_path / "m.db"), "sevens", ["Ann", "Bo"], {"sv.rounds": "1"})
+    service.start()
+    try:
+        assert wait_for(service, "running", 5, frames_over=0) < 5
+        webcam.flowing.clear()  # a read that never returns
+        assert wait_for(service, "camera lost", 2) < 2.0
+        assert "no frame for" in service.view()["status"]
+        frames = service.view()["loop"]["frames"]
+        webcam.flowing.set()
+        assert wait_for(service, "running", 2, frames_over=frames) < 2.0
+    finally:
+        service.stop()
+
+
+def test_a_camera_missing_when_serve_starts_is_a_clear_error_not_an_endless_wait(webcam: Unpluggable, tmp_path: Path) -> None:
+    webcam.plugged.clear()
+    service = open_table("webcam", str(tmp_path / "m.db"), "sevens", ["Ann", "Bo"], {"sv.rounds": "1"})
+    with pytest.raises(CameraError, match="could not be opened"):
+        service.start()
