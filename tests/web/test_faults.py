@@ -165,3 +165,123 @@ def test_a_camera_missing_when_serve_starts_is_a_clear_error_not_an_endless_wait
     service = open_table("webcam", str(tmp_path / "m.db"), "sevens", ["Ann", "Bo"], {"sv.rounds": "1"})
     with pytest.raises(CameraError, match="could not be opened"):
         service.start()
+
+
+# -- power loss at every write of a recorded game, as SQLite's own crash tests do -------------
+
+
+def referee_to_end(folder: Path, db: Path, camera: str | None = None) -> dict:  # type: ignore[type-arg]
+    """Referee the recorded game (resuming whatever ``db`` holds) to its end; the summary."""
+    from web.serve_cli import summary
+
+    service = open_table(camera or f"replay:{folder}", str(db), realtime=False, read="labels")
+    service.start()
+    assert service.wait(60)
+    service.stop()
+    result: dict = summary(service)  # type: ignore[type-arg]
+    result["notes"] = service.store.notes + service.match.notes
+    service.store.close()
+    return result
+
+
+def snapshots_after_every_commit(folder: Path, db: Path, into: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Referee the game once, copying the log's files right after every commit: each copy is
+    the disk as a process killed at that moment leaves it."""
+    import shutil
+
+    from web.store import MatchStore
+
+    copies: list[Path] = []
+    original = MatchStore.append
+
+    def append_then_copy(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        event = original(self, *args, **kwargs)
+        copy = into / f"after{len(copies) + 1:02d}"
+        copy.mkdir()
+        for suffix in ("", "-wal"):
+            if Path(f"{db}{suffix}").exists():
+                shutil.copyfile(f"{db}{suffix}", copy / f"m.db{suffix}")
+        copies.append(copy / "m.db")
+        return event
+
+    monkeypatch.setattr(MatchStore, "append", append_then_copy)
+    referee_to_end(folder, db)
+    monkeypatch.setattr(MatchStore, "append", original)
+    return copies
+
+
+@pytest.fixture(scope="module")
+def sevens(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.hardware.fakes import write_replay_game
+
+    folder = tmp_path_factory.mktemp("replay") / "sevens"
+    write_replay_game(folder)
+    return folder
+
+
+def test_killed_after_every_commit_of_a_recorded_game_it_resumes_with_nothing_confirmed_lost(
+        sevens: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reference = referee_to_end(sevens, tmp_path / "reference.db")
+    copies = snapshots_after_every_commit(sevens, tmp_path / "m.db", tmp_path, monkeypatch)
+    assert len(copies) == len(reference["events"]) >= 5
+    resumed = 0
+    for k, copy in enumerate(copies, start=1):
+        result = referee_to_end(sevens, copy)
+        assert result["events"] == reference["events"], f"killed after commit {k}"
+        assert result["scores"] == reference["scores"] and result["terminal"] and not result["notes"]
+        resumed += 1
+    assert resumed == len(copies)
+
+
+def test_a_log_cut_at_random_lengths_believes_nothing_half_written(sevens: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+    import sqlite3
+
+    reference = referee_to_end(sevens, tmp_path / "reference.db")
+    copies = snapshots_after_every_commit(sevens, tmp_path / "m.db", tmp_path, monkeypatch)
+    rng = random.Random(54)
+    for k, copy in enumerate(copies, start=1):
+        for part in ("wal", "main"):
+            cut = copy.parent / f"cut-{part}" / "m.db"
+            cut.parent.mkdir()
+            for suffix in ("", "-wal"):
+                if Path(f"{copy}{suffix}").exists():
+                    cut.with_name(f"m.db{suffix}").write_bytes(Path(f"{copy}{suffix}").read_bytes())
+            if part == "main":  # everything in the main file, then the power goes mid-write of it
+                with sqlite3.connect(cut) as db:
+                    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            victim = cut if part == "main" else cut.with_name("m.db-wal")
+            data = victim.read_bytes()
+            victim.write_bytes(data[:rng.randrange(len(data))] if data else data)
+            result = referee_to_end(sevens, cut)
+            # Either the cut log is a clean prefix of what was committed and play resumes from it,
+            # or it is named damaged, moved aside and the game refereed again from the start.
+            assert result["events"] == reference["events"], f"{part} cut after commit {k}"
+            assert result["scores"] == reference["scores"] and result["terminal"]
+            assert all("moved aside" in note for note in result["notes"]), result["notes"]
+
+
+def test_the_camera_is_one_match_however_its_path_is_spelled_and_a_resume_skips_ahead_at_once(
+        sevens: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    copies = snapshots_after_every_commit(sevens, tmp_path / "m.db", tmp_path, monkeypatch)
+    half = copies[len(copies) // 2]
+    monkeypatch.chdir(sevens.parent)
+    service = open_table(f"replay:./{sevens.name}/", str(half), realtime=True, read="labels")
+    assert service.camera == f"replay:{os.path.realpath(sevens)}"
+    assert len(service.match.events) == len(copies) // 2 + 1  # resumed, not a new match
+    source = service.source
+    assert source is not None
+    frames = len(source.frames)  # type: ignore[attr-defined]
+    skipped = service.match.last_frame()
+    source.start()
+    started = time.monotonic()
+    first = source.read()
+    while (frame := source.read()).frame_id != skipped:
+        pass
+    assert frame.timestamp - first.timestamp > 2.0  # in real time this took over two seconds
+    assert time.monotonic() - started < 1.0, "the frames already ruled on came at once"
+    assert source.position < frames  # type: ignore[attr-defined]
+    service.stop()
