@@ -285,3 +285,50 @@ def test_the_camera_is_one_match_however_its_path_is_spelled_and_a_resume_skips_
     assert time.monotonic() - started < 1.0, "the frames already ruled on came at once"
     assert source.position < frames  # type: ignore[attr-defined]
     service.stop()
+
+
+# -- a full disk or a failing card while a game is played ----------------------------------
+
+
+def test_a_full_disk_keeps_the_loop_going_and_says_why_and_a_tablet_gets_503_then_play_resumes(tmp_path: Path) -> None:
+    from tests.web.conftest import csrf_of
+    from tests.web.test_store import FullDisk
+    from web.app import create_app
+    from web.service import TableService, create_match
+    from web.store import MatchStore
+
+    store = MatchStore(tmp_path / "m.db")
+    match = create_match(store, "sevens", ["Ann", "Bo"], {"sv.rounds": "1"})
+    real = store._db
+    store._db = FullDisk(real)  # type: ignore[assignment]
+    camera = TableService(store, match, FakeSource(frames(1, 2)), settle=SceneSettle, read=SceneReader(SCENES))
+    camera.start()
+    assert camera.wait(10)
+    loop = camera.view()["loop"]
+    assert loop["state"] == "finished" and loop["settles"] == 2  # the loop went on through the failures
+    assert f"the match log {tmp_path / 'm.db'} could not be written (database or disk is full)" in loop["last_problem"]
+    assert match.events == [] and match.state.history() == []  # no ruling believed that was not committed
+
+    app = create_app({"TESTING": True, "REFEREE_SERVICE": TableService(store, match), "REFEREE_PIN": "2468"})
+    client = app.test_client()
+    headers = {"X-CSRF-Token": csrf_of(client)}
+    assert client.post("/api/login", json={"pin": "2468"}, headers=headers).status_code == 200
+    refused = client.post("/api/action", json={"action": "roll 6 6 6 6 6 6"}, headers=headers)
+    assert refused.status_code == 503 and "nothing was changed" in refused.get_json()["error"]
+    assert client.get("/api/state").get_json()["history"] == []
+    store._db = real  # space freed
+    assert client.post("/api/action", json={"action": "roll 6 6 6 6 6 6"}, headers=headers).status_code == 200
+    assert [e.text for e in store.open(match.id).events] == ["roll 6 6 6 6 6 6"]
+
+
+def test_serve_on_a_damaged_log_says_where_it_was_moved_and_referees_on_a_fresh_one(
+        sevens: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from web.cli import main
+
+    db = tmp_path / "m.db"
+    db.write_bytes(b"SQLite format 3\x00" + b"\xff" * 5000)  # the header of a database, then garbage
+    assert main(["serve", "--camera", f"replay:{sevens}", "--fast", "--read", "labels", "--db", str(db)]) == 0
+    captured = capsys.readouterr()
+    assert f"referee: the match log {db} was damaged" in captured.err and "moved aside to" in captured.err
+    assert "Traceback" not in captured.err and "Game over. Winners: Bo" in captured.out
+    assert len(list(tmp_path.glob("m.db.damaged-*"))) == 1
