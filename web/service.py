@@ -491,7 +491,9 @@ def _status_line(loop: Mapping[str, Any]) -> str:
     state = loop.get("state", "")
     if state == "camera lost":
         problem = str(loop.get("last_problem", ""))
-        return problem[:1].upper() + problem[1:] if problem.startswith("camera lost, retrying") else f"Camera lost, retrying ({problem})"
+        if problem.startswith("camera lost, retrying"):  # web.camera_watch's words
+            return "C" + problem[1:]
+        return f"Camera lost, retrying ({problem})"
     if state == "finished":
         return "Recording finished"
     if loop.get("calibration"):
@@ -557,11 +559,10 @@ def open_table(
     :raises ConfigError: for an unknown game, bad players or options, or nothing to resume.
     :raises ValueError: for a malformed ``camera``; :raises CameraError: for a bad replay folder.
     """
-    from hardware.replay import ReplaySource
-    from hardware.sources import open_source
-
     from hardware.camera_id import camera_identity
     from hardware.reconnect import ReconnectingSource
+    from hardware.replay import ReplaySource
+    from hardware.sources import open_source
 
     camera = camera_identity(camera)  # the match's key: resumed however the path was spelled
     source: Any = open_source(camera, realtime=realtime)
