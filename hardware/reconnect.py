@@ -5,6 +5,9 @@ a Pi camera whose ribbon came loose) stops the source, reports the loss through
 ``on_status`` and retries ``start`` after 0.5 s, 1 s, 2 s ... up to ``max_delay`` seconds,
 for ever: the match waits and nothing is lost. Frame errors (one bad frame) and the end of a
 replay pass straight through.
+
+``reading_since`` tells a watcher how long the current ``read`` has been waiting: a camera
+that hangs instead of failing (a read that never returns) is seen as lost by the caller.
 """
 
 from __future__ import annotations
@@ -25,21 +28,38 @@ class ReconnectingSource:
         on_status: Callable[[str], None] = lambda text: None,
         first_delay: float = 0.5,
         max_delay: float = 10.0,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], object] = time.sleep,
         should_stop: Callable[[], bool] = lambda: False,
+        clock: Callable[[], float] = time.monotonic,
+        retry_first_start: bool = True,
     ) -> None:
         self.source = source
+        self.retry_first_start = retry_first_start
+        """``False``: a camera missing when first started is a ``CameraError`` at once (a
+        command that should say so and stop), not an endless wait."""
         self.on_status = on_status
         self.first_delay = first_delay
         self.max_delay = max_delay
-        self._sleep = sleep
-        self._should_stop = should_stop
+        self.sleep = sleep
+        """Waits between attempts (an ``Event.wait`` makes the wait end when stopping)."""
+        self.should_stop = should_stop
+        """Asked before each attempt: true ends the retrying with a ``CameraError``."""
+        self._clock = clock
+        self.reading_since: float | None = None
+        """When the ``read`` under way began (``clock`` time), or ``None`` between reads."""
         self.reconnects = 0
         """How many times the camera came back."""
         self.connected = False
 
     def start(self) -> None:
-        """Start the wrapped source, retrying with backoff until it opens (or ``should_stop``)."""
+        """Start the wrapped source, retrying with backoff until it opens (or ``should_stop``).
+
+        :raises CameraError: when it cannot be opened and ``retry_first_start`` is false.
+        """
+        if not self.retry_first_start:
+            self.source.start()
+            self.connected = True
+            return
         self._connect("camera not available")
 
     def read(self) -> Frame:
@@ -47,6 +67,13 @@ class ReconnectingSource:
 
         :raises CameraError: only when ``should_stop`` became true while waiting.
         """
+        self.reading_since = self._clock()
+        try:
+            return self._read()
+        finally:
+            self.reading_since = None
+
+    def _read(self) -> Frame:
         while True:
             if not self.connected:
                 self._connect("camera lost")
@@ -64,14 +91,14 @@ class ReconnectingSource:
         delay = self.first_delay
         attempt = 0
         while True:
-            if self._should_stop():
+            if self.should_stop():
                 raise CameraError(f"{why}; stopped while waiting for it")
             try:
                 self.source.start()
             except CameraError as exc:
                 attempt += 1
                 self.on_status(f"{why}: {exc}; retrying in {delay:.1f} s (attempt {attempt})")
-                self._sleep(delay)
+                self.sleep(delay)
                 delay = min(delay * 2, self.max_delay)
                 continue
             if attempt or why == "camera lost":

@@ -127,6 +127,7 @@ class ReplaySource(BaseSource):
         self._sleep = sleep
         self._position = 0
         self._origin: tuple[float, float] | None = None
+        self._catch_up: int | None = None
 
     @property
     def position(self) -> int:
@@ -150,6 +151,15 @@ class ReplaySource(BaseSource):
             if frame.frame_id == frame_id:
                 return index
         raise KeyError(f"replay: no frame {frame_id!r} in {self.folder}")
+
+    def skip_ahead_to(self, frame_id: str) -> None:
+        """Deliver every frame up to and including ``frame_id`` at once, without real-time
+        pacing (a resumed match catches up with the frames it already ruled on); pacing
+        restarts from the frame after it.
+
+        :raises KeyError: for an id not in this game.
+        """
+        self._catch_up = self.index_of(frame_id)
 
     def layout(self) -> Any:
         """The table the game was recorded on, as a ``vision.layouts.Layout``, or ``None``.
@@ -178,7 +188,7 @@ class ReplaySource(BaseSource):
             if given < self._repeats(self._position - 1):
                 self._held = (image, given + 1)
                 stamp = entry.timestamp + given / self.hold_fps
-                self._pace(stamp)
+                self._pace(stamp, self._position - 1)
                 self.last_timestamp = stamp
                 return image.copy(), stamp, entry.frame_id, {"labels": entry.labels, "index": self._position - 1}
             self._held = None
@@ -186,7 +196,7 @@ class ReplaySource(BaseSource):
             raise EOFError(f"replay: {self.folder} has no more frames")
         entry = self.frames[self._position]
         self._position += 1
-        self._pace(entry.timestamp)
+        self._pace(entry.timestamp, self._position - 1)
         self.last_timestamp = entry.timestamp
         image = self._decode(entry)
         if self.hold_fps > 0:
@@ -205,10 +215,16 @@ class ReplaySource(BaseSource):
         end = self.frames[index + 1].timestamp if index + 1 < len(self.frames) else start + 1.0
         return max(1, round((end - start) * self.hold_fps))
 
-    def _pace(self, stamp: float) -> None:
-        """In real time, sleep until ``stamp`` is due (measured from the first frame read)."""
+    def _pace(self, stamp: float, index: int) -> None:
+        """In real time, sleep until ``stamp`` is due (measured from the first frame read, or
+        from the first after a catch-up: see ``skip_ahead_to``)."""
         if not self.realtime:
             return
+        if self._catch_up is not None:
+            if index <= self._catch_up:
+                return
+            self._catch_up = None
+            self._origin = None
         now = self._clock()
         if self._origin is None:
             self._origin = (now, stamp)

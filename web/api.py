@@ -6,21 +6,16 @@ HTTP codes (an illegal action is 409 with the rule it breaks; malformed input is
 
 from __future__ import annotations
 
-import json
-import queue
 import time
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, jsonify, request, stream_with_context
+from flask import Blueprint, Response, abort, current_app, jsonify, request
 
 from web.auth import check_csrf, controller_required, is_controller, login, set_pin
 from web.dashboard import games_catalogue
 
 bp = Blueprint("api", __name__)
-
-HEARTBEAT_SECONDS = 15.0
-
 
 def service() -> Any:
     """The referee service attached to this app."""
@@ -176,32 +171,11 @@ def new_match() -> Any:
 
 @bp.get("/api/events")
 def events() -> Response:
-    """Server-sent events: a ``state`` event with the whole view after every change."""
-    subscription = service().subscribe()
-    limit = request.args.get("limit", type=int)
+    """Server-sent events: a ``state`` event with the whole view after every change (at most
+    ``LIVE_MAX_STREAMS`` at once; past that, 503 and where to poll: see ``web.live``)."""
+    from web.live import events_response
 
-    def stream() -> Iterator[str]:
-        sent = 0
-        try:
-            yield "retry: 2000\n\n"
-            yield _event(service().view())
-            sent += 1
-            while limit is None or sent < limit:
-                try:
-                    update = subscription.get(timeout=HEARTBEAT_SECONDS)
-                except queue.Empty:
-                    yield ": heartbeat\n\n"
-                    continue
-                yield _event(update)
-                sent += 1
-        finally:
-            service().unsubscribe(subscription)
-
-    return Response(stream_with_context(stream()), mimetype="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
-
-
-def _event(view: dict[str, Any]) -> str:
-    return f"event: state\ndata: {json.dumps(view)}\n\n"
+    return events_response(service(), request.args.get("limit", type=int))
 
 
 @bp.get("/stream.mjpg")

@@ -15,6 +15,7 @@ from flask import Flask, jsonify
 from werkzeug.exceptions import HTTPException
 
 from referee import ConfigError, IllegalActionError, InvalidActionError, RulesError
+from web.store import StoreError
 
 DEFAULTS: dict[str, Any] = {
     "REFEREE_PIN": "1234",
@@ -61,6 +62,11 @@ def _register_errors(app: Flask) -> None:
     @app.errorhandler(ConfigError)
     def invalid(error: RulesError) -> Any:
         return jsonify(error=str(error)), 400
+
+    @app.errorhandler(StoreError)
+    def log_failed(error: StoreError) -> Any:
+        # The match log could not be read or written (a full disk, a damaged file): nothing changed.
+        return jsonify(error=str(error)), 503
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Any:

@@ -143,10 +143,9 @@ def run_demo(args: argparse.Namespace) -> int:
 
 
 def _serve_demo(args: argparse.Namespace, db: str, kept: bool) -> int:
-    from waitress.server import create_server  # type: ignore[import-untyped]
-
     from referee import ConfigError
     from web.app import create_app
+    from web.live import create_dashboard_server
 
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -156,7 +155,7 @@ def _serve_demo(args: argparse.Namespace, db: str, kept: bool) -> int:
         print(f"referee: {exc}", file=sys.stderr)
         return 2
     app = create_app({"REFEREE_SERVICE": service, "REFEREE_PIN": args.pin})
-    server = create_server(app, host=args.host, port=args.port, threads=16)
+    server = create_dashboard_server(app, args.host, args.port)
     host = "localhost" if args.host in ("0.0.0.0", "::") else args.host
     print(f"Demo: {service.match.state.game.title} replayed from {args.game}.")
     print(f"Open http://{host}:{server.effective_port}/ on a tablet or browser; control PIN {args.pin}. Ctrl-C stops.")

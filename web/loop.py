@@ -41,7 +41,7 @@ from referee.reconcile import (
 from referee.table import describe_items
 from vision.memory import Remembered, recall, remember
 from vision.types import TableObservation
-from web.store import Event, Match
+from web.store import Event, Match, StoreError
 
 
 class Settler(Protocol):
@@ -367,6 +367,12 @@ class TableLoop:
                 return
             except CameraError as exc:
                 self.status.state = "camera lost"
+                self.status.last_problem = str(exc)
+                if stop.wait(0.5):
+                    break
+                continue
+            except StoreError as exc:
+                # The log could not be written (a full disk): the ruling was not made; say so, go on.
                 self.status.last_problem = str(exc)
                 if stop.wait(0.5):
                     break

@@ -40,7 +40,11 @@ def run_matches(args: argparse.Namespace) -> int:
     if args.db != ":memory:" and not Path(args.db).is_file():
         print(f"referee: no match log at {args.db}", file=sys.stderr)
         return 2
-    store = MatchStore(args.db)
+    try:
+        store = MatchStore(args.db)
+    except StoreError as exc:  # a damaged file: named, with how to recover
+        print(f"referee: {exc}", file=sys.stderr)
+        return 2
     try:
         if args.what == "list":
             for info in store.matches():

@@ -109,6 +109,8 @@ def run_serve(args: argparse.Namespace) -> int:
     except (ConfigError, RulesError, CameraError, ValueError) as exc:
         print(f"referee: {exc}", file=sys.stderr)
         return 2
+    for note in service.store.notes + service.match.notes:
+        print(f"referee: {note}", file=sys.stderr)
     out = sys.stdout
     if not args.json:
         print(f"match {service.match.id} ({service.match.state.game.title}; {', '.join(service.match.state.game.players)})"
@@ -187,13 +189,13 @@ def summary(service: Any) -> dict[str, Any]:
 
 
 def _serve_dashboard(service: Any, host: str, port: int) -> Any:
-    """Serve the dashboard with waitress in a thread; returns the server (``close()`` to stop)."""
-    from waitress.server import create_server  # type: ignore[import-untyped]
-
+    """Serve the dashboard with waitress in a thread, its pool sized for the live streams
+    (``web.live``); returns the server (``close()`` to stop)."""
     from web.app import create_app
+    from web.live import create_dashboard_server
 
     app = create_app({"REFEREE_SERVICE": service})
-    server = create_server(app, host=host, port=port, threads=8)
+    server = create_dashboard_server(app, host, port)
     threading.Thread(target=server.run, name="dashboard", daemon=True).start()
     print(f"dashboard: http://{host if host != '0.0.0.0' else 'localhost'}:{port}/", file=sys.stdout)
     return server

@@ -20,7 +20,7 @@ from referee.options import parse_option_assignments
 from referee.reconcile import AS_READ, NOT_FLAT_ANSWERS, NOT_THERE_ANSWERS, ONE_BY_ONE
 from vision.types import COIN_KINDS, DIE_KINDS
 from web.loop import LoopResult, Reader, Settler, TableLoop
-from web.store import Event, Match, MatchStore
+from web.store import Event, Match, MatchStore, open_store
 
 CAMERA_KINDS = frozenset((*COIN_KINDS, *DIE_KINDS))
 """The kinds of object the camera reads: only their moves wait for it (G-2)."""
@@ -490,7 +490,10 @@ def _all_text(options: Mapping[str, Any]) -> bool:
 def _status_line(loop: Mapping[str, Any]) -> str:
     state = loop.get("state", "")
     if state == "camera lost":
-        return f"Camera lost: waiting for it to come back ({loop.get('last_problem', '')})"
+        problem = str(loop.get("last_problem", ""))
+        if problem.startswith("camera lost, retrying"):  # web.camera_watch's words
+            return "C" + problem[1:]
+        return f"Camera lost, retrying ({problem})"
     if state == "finished":
         return "Recording finished"
     if loop.get("calibration"):
@@ -556,10 +559,17 @@ def open_table(
     :raises ConfigError: for an unknown game, bad players or options, or nothing to resume.
     :raises ValueError: for a malformed ``camera``; :raises CameraError: for a bad replay folder.
     """
+    from hardware.camera_id import camera_identity
+    from hardware.reconnect import ReconnectingSource
     from hardware.replay import ReplaySource
     from hardware.sources import open_source
 
-    source = open_source(camera, realtime=realtime)
+    camera = camera_identity(camera)  # the match's key: resumed however the path was spelled
+    source: Any = open_source(camera, realtime=realtime)
+    live_camera = None
+    if not isinstance(source, ReplaySource):
+        # A live camera that vanishes is retried until it comes back (web.camera_watch).
+        live_camera = source = ReconnectingSource(source, retry_first_start=False)
     recorded = dict(source.game) if isinstance(source, ReplaySource) else {}
     # One spelling of every game's name: the registered one (``seven-pennies``), whatever the
     # command line or an older recording wrote (``seven_pennies``, ``Seven Pennies``).
@@ -579,13 +589,13 @@ def open_table(
         first = str(recorded.get("first") or config.get("first"))
     if calibration is None:
         calibration = find_calibration(source, recorded, db)
-    store = MatchStore(db)
+    store = open_store(db)  # a damaged log is moved aside and a fresh one started (store.notes)
     match: Match | None = None
-    resumable = None if new else store.latest_playing(camera)
+    resumable = None if new else store.latest_playing(camera, camera_identity)
     if resumable is not None:
         info = store.info(resumable)
         if game is None or (find_game(info.game).name == game and (not players or list(info.players) == players)):
-            match = store.open(resumable)
+            match = store.open(resumable, set_aside=True)
     if match is None:
         if game is None or not players:
             raise ConfigError("no match to resume on this camera: name the game with --game and --players")
@@ -597,11 +607,11 @@ def open_table(
         if read == "labels":
             raise ConfigError("--record writes the reads it confirms: use it with --read vision")
         recorder = Recorder(source, record, {"camera": camera, **match.state.game.to_json()})
-        source = recorder  # type: ignore[assignment]
+        source = recorder
     resume_after = match.last_frame() if isinstance(source, ReplaySource) else None
     if resume_after is not None and isinstance(source, ReplaySource):
         try:
-            source.index_of(resume_after)
+            source.skip_ahead_to(resume_after)  # the frames already ruled on come at once
         except KeyError:
             resume_after = None
     layout = table_layout(source, match) if read == "vision" and calibration is None else None
@@ -626,6 +636,10 @@ def open_table(
             service._publish()
 
         reader.on_status = show
+    if live_camera is not None and service.loop is not None:
+        from web.camera_watch import watch_camera
+
+        watch_camera(service, live_camera)
     if isinstance(source, ReplaySource) and recorded.get("decisions"):
         service.tablet = RecordedTablet(recorded["decisions"], source, answer_from_labels)
     service.recorder = recorder

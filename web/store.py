@@ -14,11 +14,18 @@ discrepancy), which is how a restarted service resumes where it was. Event kinds
 
 The database runs in WAL mode with ``synchronous=FULL``: a transaction that returned is on
 disk even if the Pi's power cord is kicked the next moment.
+
+When the file fails, the error names it and says what to do: a damaged log (not a database,
+cut short, failing its integrity check) is ``DamagedLogError``, and ``open_store`` moves it aside
+and starts a fresh one; a write that fails (a full disk, an I/O error) is ``LogWriteError`` and
+changes nothing; an event that no longer replays is set aside (table ``set_aside``, with why)
+and the match resumes up to it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -52,6 +59,19 @@ CREATE TABLE IF NOT EXISTS events (
     frame_id TEXT,
     detail TEXT NOT NULL DEFAULT '{}',
     PRIMARY KEY (match_id, seq)
+);
+CREATE TABLE IF NOT EXISTS set_aside (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    match_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    at REAL NOT NULL,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    frame_id TEXT,
+    detail TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    moved REAL NOT NULL
 );
 """
 
@@ -106,6 +126,21 @@ class StoreError(ValueError):
     """A match id that does not exist, or a log that does not replay."""
 
 
+class DamagedLogError(StoreError):
+    """The match log's file is not a sound SQLite database (corrupt, cut short, not one at all)."""
+
+    def __init__(self, path: str, why: str) -> None:
+        super().__init__(
+            f"the match log {path} is damaged ({why}): `referee serve --db {path}` moves it aside and starts"
+            f" a fresh one; to save what can be saved first: sqlite3 {path} .recover > saved.sql")
+        self.path = path
+        self.why = why
+
+
+class LogWriteError(StoreError):
+    """A change could not be committed (a full disk, an I/O error): nothing was changed."""
+
+
 class MatchStore:
     """The SQLite file holding every match; safe to share between the loop and web threads."""
 
@@ -115,11 +150,20 @@ class MatchStore:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._clock = clock
         self._lock = threading.RLock()
+        self.notes: list[str] = []
+        """What was done about a damaged file on opening (``open_store``), for the operator."""
         # isolation_level=None: we issue BEGIN/COMMIT ourselves, so a commit is exactly where we say.
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(SCHEMA)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            (verdict,) = self._db.execute("PRAGMA quick_check(1)").fetchone()
+            if verdict != "ok":
+                raise sqlite3.DatabaseError(str(verdict))
+            self._db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise DamagedLogError(self.path, str(exc)) from None
 
     def close(self) -> None:
         """Close the database."""
@@ -129,13 +173,34 @@ class MatchStore:
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise self._write_error(exc) from None
             try:
                 yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
+                self._db.execute("COMMIT")
+            except BaseException as exc:
+                try:
+                    self._db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass  # a failed COMMIT may have rolled back already
+                if isinstance(exc, sqlite3.Error):
+                    raise self._write_error(exc) from None
                 raise
-            self._db.execute("COMMIT")
+
+    def _write_error(self, exc: sqlite3.Error) -> StoreError:
+        if isinstance(exc, sqlite3.OperationalError | sqlite3.IntegrityError) or "malformed" not in str(exc):
+            return LogWriteError(f"the match log {self.path} could not be written ({exc}): nothing was changed;"
+                                 " free some space or check the disk, then try again")
+        return DamagedLogError(self.path, str(exc))
+
+    def _query(self, sql: str, args: tuple[Any, ...]) -> list[Any]:
+        with self._lock:
+            try:
+                return self._db.execute(sql, args).fetchall()
+            except sqlite3.DatabaseError as exc:
+                raise DamagedLogError(self.path, str(exc)) from None
 
     # -- matches ---------------------------------------------------------------------------
 
@@ -164,18 +229,20 @@ class MatchStore:
         return self._infos("", ())[::-1]
 
     def _infos(self, where: str, args: tuple[Any, ...]) -> list[MatchInfo]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT m.id, m.created, m.game, m.players, m.options, m.camera, m.status,"
-                " (SELECT COUNT(*) FROM events e WHERE e.match_id = m.id)"
-                f" FROM matches m {where} ORDER BY m.id", args,
-            ).fetchall()
+        rows = self._query(
+            "SELECT m.id, m.created, m.game, m.players, m.options, m.camera, m.status,"
+            " (SELECT COUNT(*) FROM events e WHERE e.match_id = m.id)"
+            f" FROM matches m {where} ORDER BY m.id", args)
         return [MatchInfo(r[0], r[1], r[2], tuple(json.loads(r[3])), json.loads(r[4]), r[5], r[6], r[7]) for r in rows]
 
-    def latest_playing(self, camera: str | None = None) -> int | None:
-        """The newest match still in play (on ``camera``, when given), to resume after a restart."""
+    def latest_playing(self, camera: str | None = None, identity: Callable[[str], str] | None = None) -> int | None:
+        """The newest match still in play (on ``camera``, when given), to resume after a restart.
+
+        ``identity`` spells a stored camera the way ``camera`` is spelled (a log written before
+        camera names were normalised); a stored name it rejects is another camera.
+        """
         for info in self.matches():
-            if info.status == "playing" and (camera is None or info.camera == camera):
+            if info.status == "playing" and (camera is None or _same_camera(info.camera, camera, identity)):
                 return info.id
         return None
 
@@ -203,17 +270,19 @@ class MatchStore:
 
     def events(self, match_id: int) -> list[Event]:
         """A match's events, oldest first."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT seq, at, kind, text, actor, frame_id, detail FROM events WHERE match_id = ? ORDER BY seq",
-                (match_id,),
-            ).fetchall()
+        rows = self._query(
+            "SELECT seq, at, kind, text, actor, frame_id, detail FROM events WHERE match_id = ? ORDER BY seq",
+            (match_id,))
         return [Event(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6])) for r in rows]
 
-    def open(self, match_id: int) -> Match:
+    def open(self, match_id: int, set_aside: bool = False) -> Match:
         """The match rebuilt from its log.
 
-        :raises StoreError: for an unknown id or a log that does not replay.
+        With ``set_aside``, an event that does not replay (a rule changed since it was logged,
+        a hand-edited log) is moved with every later one to the ``set_aside`` table with the
+        reason, in one transaction, and the match resumes up to it (``Match.notes`` says so).
+
+        :raises StoreError: for an unknown id, or a log that does not replay (without ``set_aside``).
         """
         info = self.info(match_id)
         state = find_game(info.game)(list(info.players), info.options).new_state()
@@ -221,15 +290,63 @@ class MatchStore:
         for event in self.events(match_id):
             try:
                 match._replay(event)
-            except (IllegalActionError, InvalidActionError) as exc:
-                raise StoreError(f"match {match_id}: event {event.seq} ({event.kind} {event.text!r}) does not replay: {exc}") from None
+            except (IllegalActionError, InvalidActionError, IndexError, KeyError) as exc:
+                reason = f"event {event.seq} ({event.kind} {event.text!r}) does not replay: {exc or type(exc).__name__}"
+                if not set_aside:
+                    raise StoreError(f"match {match_id}: {reason}") from None
+                moved = self._set_aside(match_id, event.seq, reason)
+                match.notes.append(f"match {match_id}: {reason}; it and {moved - 1} later event(s) were set aside"
+                                   f" (table set_aside in {self.path}) and the match resumes before it")
+                break
         return match
+
+    def _set_aside(self, match_id: int, from_seq: int, reason: str) -> int:
+        """Move the events of ``match_id`` from ``from_seq`` on to ``set_aside``; returns how many."""
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO set_aside (match_id, seq, at, kind, text, actor, frame_id, detail, reason, moved)"
+                " SELECT match_id, seq, at, kind, text, actor, frame_id, detail, ?, ? FROM events"
+                " WHERE match_id = ? AND seq >= ? ORDER BY seq", (reason, self._clock(), match_id, from_seq))
+            cursor = db.execute("DELETE FROM events WHERE match_id = ? AND seq >= ?", (match_id, from_seq))
+            return int(cursor.rowcount)
+
+    def set_aside_events(self, match_id: int) -> list[tuple[Event, str]]:
+        """The events of a match set aside, each with why, oldest first."""
+        rows = self._query(
+            "SELECT seq, at, kind, text, actor, frame_id, detail, reason FROM set_aside WHERE match_id = ? ORDER BY id",
+            (match_id,))
+        return [(Event(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6])), r[7]) for r in rows]
 
     def export(self, match_id: int) -> dict[str, Any]:
         """A match as one JSON document: its summary, its log, and the final state."""
         match = self.open(match_id)
         return {"match": self.info(match_id).to_json(), "events": [e.to_json() for e in match.events],
                 "state": match.state.to_json()}
+
+
+def _same_camera(stored: str, camera: str, identity: Callable[[str], str] | None) -> bool:
+    if stored == camera or identity is None:
+        return stored == camera
+    try:
+        return identity(stored) == camera
+    except ValueError:
+        return False
+
+
+def open_store(path: str | Path, clock: Callable[[], float] = time.time) -> MatchStore:
+    """The match log at ``path``; a damaged one is moved aside (with its ``-wal`` and ``-shm``
+    files) to ``PATH.damaged-YYYYmmdd-HHMMSS`` and a fresh log started, ``notes`` saying so."""
+    try:
+        return MatchStore(path, clock)
+    except DamagedLogError as exc:
+        aside = f"{exc.path}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(exc.path + suffix):
+                os.replace(exc.path + suffix, aside + suffix)
+        store = MatchStore(path, clock)
+        store.notes.append(f"the match log {exc.path} was damaged ({exc.why}): moved aside to {aside}"
+                           " and a fresh log started")
+        return store
 
 
 class Match:
@@ -249,6 +366,8 @@ class Match:
         self.pending: Event | None = None
         """The discrepancy or question waiting for the players, if any."""
         self.lock = threading.RLock()
+        self.notes: list[str] = []
+        """What was set aside when the match was opened (``MatchStore.open``)."""
 
     @property
     def status(self) -> str:

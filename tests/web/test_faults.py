@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from hardware.frames import CameraError, FrameError
 from hardware.reconnect import ReconnectingSource
 from tests.hardware.fakes import FakeClock, FakeSource, SceneReader, SceneSettle, scene
 from tests.web.test_loop import SCENES, frames, new_match, run
 from web.loop import TableLoop
+from web.service import open_table
 
 
 def test_corrupt_empty_wrong_size_and_wrong_type_frames_are_skipped_not_read(tmp_path: Path) -> None:
@@ -77,3 +80,255 @@ def test_a_reader_that_fails_on_a_frame_becomes_a_ruling_not_a_crash(tmp_path: P
     assert result.kind == "discrepancy" and loop.match.state.history() == []
     assert loop.latest_observation is not None and "too small" in loop.latest_observation.notes[0]
     assert scene(1).shape == (12, 16, 3)
+
+
+class Unpluggable(FakeSource):
+    """A webcam that can be unplugged (reads and opens fail) or hang (a read that never returns)."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+        self.plugged = threading.Event()
+        self.plugged.set()
+        self.flowing = threading.Event()
+        self.flowing.set()
+
+    def _open(self) -> None:
+        if not self.plugged.is_set():
+            raise CameraError("webcam 0 could not be opened (is it plugged in?)")
+
+    def _grab(self):  # type: ignore[no-untyped-def]
+        self.flowing.wait()
+        if not self.plugged.is_set():
+            raise CameraError("webcam 0 delivered no frame (unplugged?)")
+        threading.Event().wait(0.02)
+        self.t += 0.1
+        return scene(1), self.t, f"cam-{self.t:.1f}", {}
+
+
+def wait_for(service, state: str, seconds: float, frames_over: int = -1) -> float:  # type: ignore[no-untyped-def]
+    """Seconds until the loop's state is ``state`` (and more than ``frames_over`` frames were read)."""
+    started = time.monotonic()
+    while time.monotonic() - started < seconds:
+        loop = service.view()["loop"]
+        if loop["state"] == state and loop["frames"] > frames_over:
+            break
+        time.sleep(0.02)
+    return time.monotonic() - started
+
+
+@pytest.fixture
+def webcam(monkeypatch: pytest.MonkeyPatch) -> Unpluggable:
+    camera = Unpluggable()
+    monkeypatch.setattr("hardware.sources.open_source", lambda text, realtime=True: camera)
+    return camera
+
+
+def test_serve_retries_a_lost_webcam_says_so_within_two_seconds_and_recovers_by_itself(webcam: Unpluggable, tmp_path: Path) -> None:
+    service = open_table("webcam", str(tmp_path / "m.db"), "sevens", ["Ann", "Bo"], {"sv.rounds": "1"})
+    assert isinstance(service.source, ReconnectingSource) and service.camera == "webcam:0"
+    service.start()
+    try:
+        assert wait_for(service, "running", 5, frames_over=0) < 5
+        webcam.plugged.clear()  # the cable is pulled
+        assert wait_for(service, "camera lost", 2) < 2.0
+        view = service.view()
+        assert view["status"].startswith("Camera lost, retrying: webcam 0")
+        time.sleep(0.6)  # a retry or two fails while it is away
+        assert service.view()["loop"]["state"] == "camera lost"
+        frames = view["loop"]["frames"]
+        webcam.plugged.set()  # plugged back in: no one touches the referee
+        assert wait_for(service, "running", 5, frames_over=frames) < 5
+        assert service.source.reconnects == 1
+    finally:
+        started = time.monotonic()
+        service.stop()
+        assert time.monotonic() - started < 3
+
+
+def test_a_webcam_that_hangs_instead_of_failing_is_shown_lost_then_running(webcam: Unpluggable, tmp_path: Path) -> None:
+    service = open_table("webcam:0", str(tmp_path / "m.db"), "sevens", ["Ann", "Bo"], {"sv.rounds": "1"})
+    service.start()
+    try:
+        assert wait_for(service, "running", 5, frames_over=0) < 5
+        webcam.flowing.clear()  # a read that never returns
+        assert wait_for(service, "camera lost", 2) < 2.0
+        assert "no frame for" in service.view()["status"]
+        frames = service.view()["loop"]["frames"]
+        webcam.flowing.set()
+        assert wait_for(service, "running", 2, frames_over=frames) < 2.0
+    finally:
+        service.stop()
+
+
+def test_a_camera_missing_when_serve_starts_is_a_clear_error_not_an_endless_wait(webcam: Unpluggable, tmp_path: Path) -> None:
+    webcam.plugged.clear()
+    service = open_table("webcam", str(tmp_path / "m.db"), "sevens", ["Ann", "Bo"], {"sv.rounds": "1"})
+    with pytest.raises(CameraError, match="could not be opened"):
+        service.start()
+
+
+# -- power loss at every write of a recorded game, as SQLite's own crash tests do -------------
+
+
+def referee_to_end(folder: Path, db: Path, camera: str | None = None) -> dict:  # type: ignore[type-arg]
+    """Referee the recorded game (resuming whatever ``db`` holds) to its end; the summary."""
+    from web.serve_cli import summary
+
+    service = open_table(camera or f"replay:{folder}", str(db), realtime=False, read="labels")
+    service.start()
+    assert service.wait(60)
+    service.stop()
+    result: dict = summary(service)  # type: ignore[type-arg]
+    result["notes"] = service.store.notes + service.match.notes
+    service.store.close()
+    return result
+
+
+def snapshots_after_every_commit(folder: Path, db: Path, into: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Referee the game once, copying the log's files right after every commit: each copy is
+    the disk as a process killed at that moment leaves it."""
+    import shutil
+
+    from web.store import MatchStore
+
+    copies: list[Path] = []
+    original = MatchStore.append
+
+    def append_then_copy(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        event = original(self, *args, **kwargs)
+        copy = into / f"after{len(copies) + 1:02d}"
+        copy.mkdir()
+        for suffix in ("", "-wal"):
+            if Path(f"{db}{suffix}").exists():
+                shutil.copyfile(f"{db}{suffix}", copy / f"m.db{suffix}")
+        copies.append(copy / "m.db")
+        return event
+
+    monkeypatch.setattr(MatchStore, "append", append_then_copy)
+    referee_to_end(folder, db)
+    monkeypatch.setattr(MatchStore, "append", original)
+    return copies
+
+
+@pytest.fixture(scope="module")
+def sevens(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.hardware.fakes import write_replay_game
+
+    folder = tmp_path_factory.mktemp("replay") / "sevens"
+    write_replay_game(folder)
+    return folder
+
+
+def test_killed_after_every_commit_of_a_recorded_game_it_resumes_with_nothing_confirmed_lost(
+        sevens: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reference = referee_to_end(sevens, tmp_path / "reference.db")
+    copies = snapshots_after_every_commit(sevens, tmp_path / "m.db", tmp_path, monkeypatch)
+    assert len(copies) == len(reference["events"]) >= 5
+    resumed = 0
+    for k, copy in enumerate(copies, start=1):
+        result = referee_to_end(sevens, copy)
+        assert result["events"] == reference["events"], f"killed after commit {k}"
+        assert result["scores"] == reference["scores"] and result["terminal"] and not result["notes"]
+        resumed += 1
+    assert resumed == len(copies)
+
+
+def test_a_log_cut_at_random_lengths_believes_nothing_half_written(sevens: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+    import sqlite3
+
+    reference = referee_to_end(sevens, tmp_path / "reference.db")
+    copies = snapshots_after_every_commit(sevens, tmp_path / "m.db", tmp_path, monkeypatch)
+    rng = random.Random(54)
+    for k, copy in enumerate(copies, start=1):
+        for part in ("wal", "main"):
+            cut = copy.parent / f"cut-{part}" / "m.db"
+            cut.parent.mkdir()
+            for suffix in ("", "-wal"):
+                if Path(f"{copy}{suffix}").exists():
+                    cut.with_name(f"m.db{suffix}").write_bytes(Path(f"{copy}{suffix}").read_bytes())
+            if part == "main":  # everything in the main file, then the power goes mid-write of it
+                with sqlite3.connect(cut) as db:
+                    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            victim = cut if part == "main" else cut.with_name("m.db-wal")
+            data = victim.read_bytes()
+            victim.write_bytes(data[:rng.randrange(len(data))] if data else data)
+            result = referee_to_end(sevens, cut)
+            # Either the cut log is a clean prefix of what was committed and play resumes from it,
+            # or it is named damaged, moved aside and the game refereed again from the start.
+            assert result["events"] == reference["events"], f"{part} cut after commit {k}"
+            assert result["scores"] == reference["scores"] and result["terminal"]
+            assert all("moved aside" in note for note in result["notes"]), result["notes"]
+
+
+def test_the_camera_is_one_match_however_its_path_is_spelled_and_a_resume_skips_ahead_at_once(
+        sevens: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    copies = snapshots_after_every_commit(sevens, tmp_path / "m.db", tmp_path, monkeypatch)
+    half = copies[len(copies) // 2]
+    monkeypatch.chdir(sevens.parent)
+    service = open_table(f"replay:./{sevens.name}/", str(half), realtime=True, read="labels")
+    assert service.camera == f"replay:{os.path.realpath(sevens)}"
+    assert len(service.match.events) == len(copies) // 2 + 1  # resumed, not a new match
+    source = service.source
+    assert source is not None
+    frames = len(source.frames)  # type: ignore[attr-defined]
+    skipped = service.match.last_frame()
+    source.start()
+    started = time.monotonic()
+    first = source.read()
+    while (frame := source.read()).frame_id != skipped:
+        pass
+    assert frame.timestamp - first.timestamp > 2.0  # in real time this took over two seconds
+    assert time.monotonic() - started < 1.0, "the frames already ruled on came at once"
+    assert source.position < frames  # type: ignore[attr-defined]
+    service.stop()
+
+
+# -- a full disk or a failing card while a game is played ----------------------------------
+
+
+def test_a_full_disk_keeps_the_loop_going_and_says_why_and_a_tablet_gets_503_then_play_resumes(tmp_path: Path) -> None:
+    from tests.web.conftest import csrf_of
+    from tests.web.test_store import FullDisk
+    from web.app import create_app
+    from web.service import TableService, create_match
+    from web.store import MatchStore
+
+    store = MatchStore(tmp_path / "m.db")
+    match = create_match(store, "sevens", ["Ann", "Bo"], {"sv.rounds": "1"})
+    real = store._db
+    store._db = FullDisk(real)  # type: ignore[assignment]
+    camera = TableService(store, match, FakeSource(frames(1, 2)), settle=SceneSettle, read=SceneReader(SCENES))
+    camera.start()
+    assert camera.wait(10)
+    loop = camera.view()["loop"]
+    assert loop["state"] == "finished" and loop["settles"] == 2  # the loop went on through the failures
+    assert f"the match log {tmp_path / 'm.db'} could not be written (database or disk is full)" in loop["last_problem"]
+    assert match.events == [] and match.state.history() == []  # no ruling believed that was not committed
+
+    app = create_app({"TESTING": True, "REFEREE_SERVICE": TableService(store, match), "REFEREE_PIN": "2468"})
+    client = app.test_client()
+    headers = {"X-CSRF-Token": csrf_of(client)}
+    assert client.post("/api/login", json={"pin": "2468"}, headers=headers).status_code == 200
+    refused = client.post("/api/action", json={"action": "roll 6 6 6 6 6 6"}, headers=headers)
+    assert refused.status_code == 503 and "nothing was changed" in refused.get_json()["error"]
+    assert client.get("/api/state").get_json()["history"] == []
+    store._db = real  # space freed
+    assert client.post("/api/action", json={"action": "roll 6 6 6 6 6 6"}, headers=headers).status_code == 200
+    assert [e.text for e in store.open(match.id).events] == ["roll 6 6 6 6 6 6"]
+
+
+def test_serve_on_a_damaged_log_says_where_it_was_moved_and_referees_on_a_fresh_one(
+        sevens: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from web.cli import main
+
+    db = tmp_path / "m.db"
+    db.write_bytes(b"SQLite format 3\x00" + b"\xff" * 5000)  # the header of a database, then garbage
+    assert main(["serve", "--camera", f"replay:{sevens}", "--fast", "--read", "labels", "--db", str(db)]) == 0
+    captured = capsys.readouterr()
+    assert f"referee: the match log {db} was damaged" in captured.err and "moved aside to" in captured.err
+    assert "Traceback" not in captured.err and "Game over. Winners: Bo" in captured.out
+    assert len(list(tmp_path.glob("m.db.damaged-*"))) == 1

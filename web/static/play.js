@@ -141,8 +141,20 @@ function listen() {
     next.controller = controller;
     render(next);
   });
-  events.onerror = () => { $("status").textContent = "Reconnecting to the referee…"; };
+  events.onerror = () => {
+    $("status").textContent = "Reconnecting to the referee…";
+    // A refused stream (every live stream taken: 503) is closed for good: poll until one is free.
+    if (events.readyState === EventSource.CLOSED) pollThenListen();
+  };
   events.onopen = () => refresh();
+}
+
+async function pollThenListen() {
+  for (let polls = 0; polls < 30; polls += 1) {
+    await refresh();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+  listen();
 }
 
 $("undo").addEventListener("click", async () => {
