@@ -18,13 +18,27 @@ case "$what" in
 esac
 python="${PYTHON:-python3}"
 
+if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
+apt_updated=""
+debian_install() {  # Debian's packages named, with one apt-get update first
+  [ -n "$apt_updated" ] || { $sudo apt-get update -qq; apt_updated=yes; }
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
 if [ "$what" = test ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
   echo "installing Debian's chromium for the browser tests" >&2
-  if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  debian_install chromium
 fi
 
-[ -x .venv/bin/python ] || "$python" -m venv .venv
+if [ ! -x .venv/bin/python ]; then
+  if ! "$python" -m venv .venv; then
+    # Debian's python3 makes virtual environments only with its python3-venv package.
+    rm -rf .venv
+    command -v apt-get >/dev/null 2>&1 || { echo "tools/install.sh: $python cannot make a venv" >&2; exit 1; }
+    echo "installing Debian's python3-venv" >&2
+    debian_install python3-venv
+    "$python" -m venv .venv
+  fi
+fi
 .venv/bin/python -m pip install -q --disable-pip-version-check --require-hashes -r "requirements/$what.txt"
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e .
