@@ -99,8 +99,10 @@ class LoopStatus:
 
 
 def seen_from(observation: TableObservation) -> list[Seen]:
-    """The observation in the rules' terms; ``ref`` is each detection's index."""
-    return [Seen(d.kind, d.value, d.zone, float(d.confidence), tuple(d.flags), ref=i)
+    """The observation in the rules' terms; ``ref`` is each detection's index. Each ``Seen``
+    carries the face read, sure or not (``Detection.guess``), with its confidence: the rules
+    use only sure reads and ask about the others, showing the face read."""
+    return [Seen(d.kind, d.guess, d.zone, float(d.confidence), tuple(d.flags), ref=i)
             for i, d in enumerate(observation.objects)]
 
 
