@@ -857,6 +857,13 @@ class VisionReader:
             observation = without_spots(observation, self.nothing_at)
         return observation
 
+    def read_closer(self, observation: Any, full: Any) -> Any:
+        """``observation`` with each object's face read again from ``full``, the same moment at
+        the sensor's resolution (``vision.full_resolution``), for the kinds in play only."""
+        from vision.full_resolution import read_faces_closer
+
+        return read_faces_closer(observation, full, kinds=self.kinds)
+
     def not_there(self, detection: Any) -> None:
         """The players said ``detection`` is no coin or die: leave such reads there out from now on."""
         if detection.position_mm is None or self.calibration is None:
