@@ -8,6 +8,12 @@ of the full picture (the small frame's box, scaled, with a margin of table aroun
 by ``read_table`` at the crop's own scale, and the read nearest the object's centre gives its
 kind, face, confidence and flags. The object keeps its place from the small frame; one that
 the crop's read does not find is left as the small frame read it.
+
+The readers' models and thresholds were made on frames of about 0.55 mm per pixel, and read
+objects drawn at three times that resolution worse, not better: a crop is therefore read at
+no finer than ``FullResolutionParams.finest_mm_per_px`` (shrunk, area-averaged). A small
+stream coarser than that gains; one at that scale already gains nothing until the readers
+learn finer crops.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from typing import Any
 
+import cv2
 import numpy as np
 
 from vision.coins import validate_frame
@@ -33,6 +40,17 @@ class FullResolutionParams:
     same_object: float = 0.5
     """A read in the crop is the object when its centre lies within this share of the
     object's box's longer side of the object's centre."""
+    finest_mm_per_px: float = 0.5
+    """Where the scale is known, the crop is read at no finer a scale than this (shrunk to it,
+    area-averaged, when the full picture is finer): the readers' models and thresholds were
+    made on the fixture camera's frames, 0.55 to 0.6 mm per pixel over the printed table, and
+    read objects drawn much larger worse (``benchmarks/full_resolution_bench.py``)."""
+    most_zoom: float = 2.0
+    """Where the scale is not known, the crop is read at most this many times the small
+    frame's pixels per millimetre."""
+    one_region: bool = False
+    """Read one crop around all the objects at once (the readers see them together, as in a
+    whole frame) instead of one crop per object."""
     shape_tolerance: float = 0.02
     """How far the full picture's width / height may differ from the small frame's, relatively."""
 
@@ -84,49 +102,68 @@ def read_faces_closer(
     if abs(full_w * small_h - full_h * small_w) > params.shape_tolerance * full_w * small_h:
         raise ValueError(f"the full picture ({full_w}x{full_h}) has another shape than the frame read ({small_w}x{small_h})")
     fx, fy = full_w / small_w, full_h / small_h
+    targets = [(i, d) for i, d in enumerate(observation.objects) if _family(d.kind) in ("coin", "die")]
+    groups = [targets] if params.one_region else [[t] for t in targets]
+    closer: dict[int, Detection] = {}
+    for group in groups:
+        if group:
+            closer.update(_read_region(group, full, fx, fy, observation.mm_per_px, params, kinds))
     objects = []
-    for det in observation.objects:
-        family = _family(det.kind)
-        if family not in ("coin", "die"):
-            objects.append(det)
+    for i, det in enumerate(observation.objects):
+        if i not in closer:
+            objects.append(det if _family(det.kind) not in ("coin", "die")
+                           else replace(det, extra={**det.extra, "full_resolution": False}))
             continue
-        closer = _read_crop(det, family, full, fx, fy, observation.mm_per_px, params, kinds)
-        if closer is None:
-            objects.append(replace(det, extra={**det.extra, "full_resolution": False}))
-            continue
-        objects.append(replace(det, kind=closer.kind, value=closer.value, guess=closer.guess,
-                               confidence=closer.confidence, flags=closer.flags,
-                               extra={**closer.extra, "full_resolution": True}))
+        again = closer[i]
+        objects.append(replace(det, kind=again.kind, value=again.value, guess=again.guess,
+                               confidence=again.confidence, flags=again.flags,
+                               extra={**again.extra, "full_resolution": True}))
     notes = observation.notes
-    if objects:
+    if targets:
         notes = (*notes, f"faces read from the full-resolution picture ({full_w}x{full_h})")
     return replace(observation, objects=tuple(objects), notes=notes)
 
 
-def _read_crop(
-    det: Detection,
-    family: str,
+def _centre(det: Detection) -> tuple[float, float]:
+    x, y, w, h = det.bbox
+    return det.center if det.center != (0.0, 0.0) else (x + w / 2.0, y + h / 2.0)
+
+
+def _read_region(
+    group: list[tuple[int, Detection]],
     full: np.ndarray,
     fx: float,
     fy: float,
     mm_per_px: float | None,
     params: FullResolutionParams,
     kinds: Collection[str] | None,
-) -> Detection | None:
-    """The read of ``det``'s crop of ``full`` nearest its centre, of its family, or ``None``."""
-    x, y, w, h = det.bbox
-    cx, cy = det.center if det.center != (0.0, 0.0) else (x + w / 2.0, y + h / 2.0)
-    side = float(max(w, h, 1))
-    reach = side * (0.5 + params.margin)
+) -> dict[int, Detection]:
+    """The closer read of each object of ``group`` (index, detection) found again in one crop
+    of ``full`` around them all: the read of its family nearest its centre."""
     full_h, full_w = full.shape[:2]
-    x0, x1 = max(0, int((cx - reach) * fx)), min(full_w, int(np.ceil((cx + reach) * fx)))
-    y0, y1 = max(0, int((cy - reach) * fy)), min(full_h, int(np.ceil((cy + reach) * fy)))
+    boxes = []
+    for _, det in group:
+        cx, cy = _centre(det)
+        reach = float(max(det.bbox[2], det.bbox[3], 1)) * (0.5 + params.margin)
+        boxes.append((cx - reach, cy - reach, cx + reach, cy + reach))
+    x0 = max(0, int(min(b[0] for b in boxes) * fx))
+    y0 = max(0, int(min(b[1] for b in boxes) * fy))
+    x1 = min(full_w, int(np.ceil(max(b[2] for b in boxes) * fx)))
+    y1 = min(full_h, int(np.ceil(max(b[3] for b in boxes) * fy)))
     if x1 - x0 < 8 or y1 - y0 < 8:
-        return None
+        return {}
     crop = np.ascontiguousarray(full[y0:y1, x0:x1])
-    scale = None if mm_per_px is None else mm_per_px / ((fx + fy) / 2.0)
+    zoom = (fx + fy) / 2.0
+    if mm_per_px is not None:
+        shrink = min(1.0, mm_per_px / zoom / params.finest_mm_per_px)
+    else:
+        shrink = min(1.0, params.most_zoom / zoom)
+    if shrink < 1.0:
+        crop = np.ascontiguousarray(cv2.resize(crop, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA))
+    scale = None if mm_per_px is None else mm_per_px / (zoom * shrink)
+    families = {_family(det.kind) for _, det in group}
     crop_params = params_for_scale(scale, crop.shape[1], crop.shape[0])
-    crop_params = replace(crop_params, read_coins=family == "coin", read_dice=family == "die")
+    crop_params = replace(crop_params, read_coins="coin" in families, read_dice="die" in families)
     if kinds is not None:
         coins = tuple(k for k in COIN_KINDS if k in kinds)
         dice = tuple(k for k in DIE_KINDS if k in kinds)
@@ -137,13 +174,18 @@ def _read_crop(
 
             crop_params = replace(crop_params, dice=replace(crop_params.dice or DiceParams(), kinds=dice))
     found = read_table(crop, CropScale(scale) if scale is not None else None, crop_params).objects
-    # The crop's reads in the small frame's pixels: the nearest of the object's family.
-    best: tuple[float, Detection] | None = None
-    for other in found:
-        if _family(other.kind) != family:
-            continue
-        ox, oy = (other.center[0] + x0) / fx, (other.center[1] + y0) / fy
-        distance = float(np.hypot(ox - cx, oy - cy))
-        if distance <= params.same_object * side and (best is None or distance < best[0]):
-            best = (distance, other)
-    return None if best is None else best[1]
+    # The crop's reads in the small frame's pixels.
+    at = [((d.center[0] / shrink + x0) / fx, (d.center[1] / shrink + y0) / fy) for d in found]
+    out: dict[int, Detection] = {}
+    taken: set[int] = set()
+    for index, det in group:
+        cx, cy = _centre(det)
+        side = float(max(det.bbox[2], det.bbox[3], 1))
+        near = [(float(np.hypot(ox - cx, oy - cy)), j) for j, (ox, oy) in enumerate(at)
+                if j not in taken and _family(found[j].kind) == _family(det.kind)]
+        near = [(distance, j) for distance, j in near if distance <= params.same_object * side]
+        if near:
+            j = min(near)[1]
+            taken.add(j)
+            out[index] = found[j]
+    return out

@@ -191,3 +191,17 @@ def test_a_throw_is_refereed_from_the_full_picture_of_a_camera_serving_both_stre
     assert len(read_full) >= 6, observation.objects
     made = [name for request in cameras[0].requests if isinstance(request, DualStreamRequest) for name in request.made]
     assert made.count("main") == 2  # one full picture per settle, never for a moving frame
+
+
+def test_pi_with_a_size_names_the_full_resolution_stream() -> None:
+    from hardware.sources import open_source, parse_camera
+
+    assert parse_camera("pi").full_size is None
+    assert parse_camera("pi:4608x2592").full_size == (4608, 2592)
+    source = open_source("pi:4608x2592")
+    assert isinstance(source, PiCameraSource)
+    assert (source.config.full_size, source.config.size) == ((4608, 2592), (1280, 720))
+    assert open_source("pi:4056x3040").config.size == (1280, 960)  # type: ignore[attr-defined]
+    for bad in ("pi:4608", "pi:x2592", "pi:4608x", "pi:8x8"):
+        with pytest.raises(ValueError, match="pi:WIDTHxHEIGHT"):
+            parse_camera(bad)
