@@ -11,9 +11,10 @@ the crop's read does not find is left as the small frame read it.
 
 The readers' models and thresholds were made on frames of about 0.55 mm per pixel, and read
 objects drawn at three times that resolution worse, not better: a crop is therefore read at
-no finer than ``FullResolutionParams.finest_mm_per_px`` (shrunk, area-averaged). A small
-stream coarser than that gains; one at that scale already gains nothing until the readers
-learn finer crops.
+no finer than ``FullResolutionParams.finest_mm_per_px`` (shrunk, area-averaged), and only
+where that is finer than the small frame by ``FullResolutionParams.least_gain``. A small
+stream coarser than the readers' scale gains; one at that scale already is read as it is
+until the readers learn finer crops.
 """
 
 from __future__ import annotations
@@ -48,6 +49,11 @@ class FullResolutionParams:
     most_zoom: float = 2.0
     """Where the scale is not known, the crop is read at most this many times the small
     frame's pixels per millimetre."""
+    least_gain: float = 1.5
+    """The faces are read again only where the crops are read at least this many times finer
+    than the small frame (after ``finest_mm_per_px``); else the small frame's read stands: it
+    sees the objects together, with the printed markers' white and scale, and on the rendered
+    dev scenes it reads more right than crops at its own scale do."""
     one_region: bool = False
     """Read one crop around all the objects at once (the readers see them together, as in a
     whole frame) instead of one crop per object."""
@@ -87,9 +93,10 @@ def read_faces_closer(
 
     Each crop is read at ``observation.mm_per_px`` scaled to the full picture, when known, for
     coins or dice only as the object is one or the other, and only of ``kinds`` when given (the
-    kinds the game puts on the table). Objects keep their box, centre,
-    position and zone from the small frame; ``extra["full_resolution"]`` says whether the
-    closer read found the object.
+    kinds the game puts on the table), at no finer than ``params.finest_mm_per_px``; where that
+    is not ``params.least_gain`` times finer than the small frame, ``observation`` is returned
+    as it is. Objects keep their box, centre, position and zone from the small frame;
+    ``extra["full_resolution"]`` says whether the closer read found the object.
 
     :raises ValueError: if ``full`` is not BGR uint8, is smaller than the small frame, or has
         another shape (width / height).
@@ -102,12 +109,20 @@ def read_faces_closer(
     if abs(full_w * small_h - full_h * small_w) > params.shape_tolerance * full_w * small_h:
         raise ValueError(f"the full picture ({full_w}x{full_h}) has another shape than the frame read ({small_w}x{small_h})")
     fx, fy = full_w / small_w, full_h / small_h
+    zoom = (fx + fy) / 2.0
+    mm_per_px = observation.mm_per_px
+    if mm_per_px is not None:
+        shrink = min(1.0, mm_per_px / zoom / params.finest_mm_per_px)
+    else:
+        shrink = min(1.0, params.most_zoom / zoom)
+    if zoom * shrink < params.least_gain:
+        return observation  # the full picture, at the scale the readers read, is no finer
     targets = [(i, d) for i, d in enumerate(observation.objects) if _family(d.kind) in ("coin", "die")]
     groups = [targets] if params.one_region else [[t] for t in targets]
     closer: dict[int, Detection] = {}
     for group in groups:
         if group:
-            closer.update(_read_region(group, full, fx, fy, observation.mm_per_px, params, kinds))
+            closer.update(_read_region(group, full, fx, fy, shrink, mm_per_px, params, kinds))
     objects = []
     for i, det in enumerate(observation.objects):
         if i not in closer:
@@ -134,12 +149,13 @@ def _read_region(
     full: np.ndarray,
     fx: float,
     fy: float,
+    shrink: float,
     mm_per_px: float | None,
     params: FullResolutionParams,
     kinds: Collection[str] | None,
 ) -> dict[int, Detection]:
     """The closer read of each object of ``group`` (index, detection) found again in one crop
-    of ``full`` around them all: the read of its family nearest its centre."""
+    of ``full`` around them all, shrunk by ``shrink``: the read of its family nearest its centre."""
     full_h, full_w = full.shape[:2]
     boxes = []
     for _, det in group:
@@ -154,10 +170,6 @@ def _read_region(
         return {}
     crop = np.ascontiguousarray(full[y0:y1, x0:x1])
     zoom = (fx + fy) / 2.0
-    if mm_per_px is not None:
-        shrink = min(1.0, mm_per_px / zoom / params.finest_mm_per_px)
-    else:
-        shrink = min(1.0, params.most_zoom / zoom)
     if shrink < 1.0:
         crop = np.ascontiguousarray(cv2.resize(crop, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA))
     scale = None if mm_per_px is None else mm_per_px / (zoom * shrink)

@@ -262,7 +262,11 @@ class TableLoop:
         from vision.full_resolution import read_faces_closer
 
         read_closer: Callable[[TableObservation, Any], TableObservation] = getattr(self.read, "read_closer", read_faces_closer)
-        return read_closer(observation, full.image)
+        try:
+            return read_closer(observation, full.image)
+        except (ValueError, ArithmeticError) as exc:
+            # A full picture that cannot be read closer leaves the small frame's read as it is.
+            return replace(observation, notes=(*observation.notes, f"faces not read from the full picture: {exc}"))
 
     def _look_again_if_wrong(self, observation: TableObservation, frame: Frame, full: Frame | None = None) -> TableObservation:
         """When the read makes the table look wrong, the reader looks again more closely

@@ -205,3 +205,23 @@ def test_pi_with_a_size_names_the_full_resolution_stream() -> None:
     for bad in ("pi:4608", "pi:x2592", "pi:4608x", "pi:8x8"):
         with pytest.raises(ValueError, match="pi:WIDTHxHEIGHT"):
             parse_camera(bad)
+
+
+class BrokenCloserReader(SizeReader):
+    """A reader whose closer read refuses the full picture."""
+
+    def read_closer(self, observation: TableObservation, full: np.ndarray) -> TableObservation:
+        raise ValueError("the full picture has another shape")
+
+
+def test_a_full_picture_that_cannot_be_read_closer_leaves_the_small_read(tmp_path: Path) -> None:
+    store = MatchStore(tmp_path / "m.db")
+    match = store.open(store.create("sevens", ["Ann", "Bo"], {"sv.rounds": 1}))
+    source, _ = dual_source([picture(7)], (160, 120), (320, 240))
+    source.start()
+    loop = TableLoop(source, match, StillSettle(), BrokenCloserReader())
+    results = [loop.step() for _ in range(3)]
+    source.close()
+    assert [r.text for r in results if r is not None] == ["roll 2 2 2 2 2 2"]
+    assert loop.latest_observation is not None
+    assert "faces not read from the full picture: the full picture has another shape" in loop.latest_observation.notes

@@ -65,3 +65,11 @@ def test_a_full_picture_of_another_size_or_shape_is_refused() -> None:
         read_faces_closer(observation, np.zeros((48, 128, 3), np.uint8))
     with pytest.raises(ValueError):
         read_faces_closer(observation, np.zeros((96, 128), np.float32))
+
+
+def test_a_full_picture_no_finer_at_the_readers_scale_leaves_the_read_as_it_is() -> None:
+    """A small frame read at 0.55 mm per pixel beside a full picture of twice its pixels: the
+    crops would be read at 0.5 mm per pixel at the finest, not 1.5 times finer: nothing changes."""
+    die = Detection("d6", 4, (20, 20, 10, 10), 0.9, center=(25.0, 25.0))
+    observation = TableObservation((die,), (64, 48), mm_per_px=0.55)
+    assert read_faces_closer(observation, np.full((96, 128, 3), 90, np.uint8)) is observation
