@@ -180,7 +180,7 @@ def score(pasted: list[Pasted], found: list[Detection], tally: Counter) -> None:
         used.add(min(near)[1])
         tally["found"] += 1
         tally["kind"] += d.kind == p.kind
-        right = d.kind == p.kind and d.value == p.face
+        right = d.kind == p.kind and d.guess == p.face  # the face read, sure or not
         tally["face"] += right
         tally["sure wrong"] += d.value is not None and d.confidence >= CONFIDENT and not right
     tally["false"] += len(found) - len(used)

@@ -66,9 +66,10 @@ def bench_game(name: str) -> dict[str, Any]:
             kind_right = detection.kind == label["kind"]
             counts["kind_right"] += kind_right
             counts["flagged"] += bool(detection.flags) and not label.get("flags")
-            if detection.value is None or detection.confidence < CONFIDENT:
+            # The face read (``guess``) at the referee's gate, as the referee weighs it.
+            if detection.guess is None or detection.confidence < CONFIDENT:
                 counts["unsure"] += 1
-            elif kind_right and detection.value == label["value"]:
+            elif kind_right and detection.guess == label["value"]:
                 counts["sure_right"] += 1
             else:
                 counts["sure_wrong"] += 1

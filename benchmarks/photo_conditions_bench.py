@@ -155,7 +155,7 @@ def dice_line(name: str, entries: list[dict], factor_of: Callable[[dict], float]
         found += len(dice)
         matched += len(pairs)
         right += sum(1 for i, o in enumerate(truth) if i in pairs and dice[pairs[i]].kind == o["kind"]
-                     and dice[pairs[i]].value == int(o["value"]))
+                     and dice[pairs[i]].guess == int(o["value"]))  # the face read, sure or not
         by_die = {j: i for i, j in pairs.items()}
         for j, d in enumerate(dice):
             if d.confidence >= CONFIDENT and d.value is not None:

@@ -73,6 +73,22 @@ class FrameSource(Protocol):
     def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None: ...
 
 
+@runtime_checkable
+class FullResolutionSource(Protocol):
+    """A source that keeps, beside each small frame it yields, the same moment at the sensor's
+    full resolution (the Pi camera's ``main`` stream beside its ``lores`` one): the settle
+    detector watches the small frames, and the reader reads a settled table's faces from the
+    full picture. The loop asks for it with ``full_frame`` (``web.loop``)."""
+
+    def full_frame(self, frame: Frame) -> Frame | None:
+        """The full-resolution picture of ``frame``, the latest frame read (same id and
+        timestamp), or ``None`` when the source no longer has it (a newer frame was read).
+
+        :raises CameraError: when the device cannot deliver it.
+        """
+        ...
+
+
 class BaseSource:
     """The lifecycle every source shares: started/closed checks and the ``with`` block.
 

@@ -119,7 +119,7 @@ def recall(observation: TableObservation, frame: npt.NDArray[np.uint8], memory: 
             continue
         match = None
         for i, entry in enumerate(memory):
-            if i in used or entry.kind != det.kind or det.value not in (None, entry.value):
+            if i in used or entry.kind != det.kind or det.guess not in (None, entry.value):
                 continue
             if looks_the_same(entry, grey, _centre(det), params):
                 match = i

@@ -137,15 +137,17 @@ def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float,
 
 
 def describe(obj: Detection) -> str:
-    """Short text for one object: ``"1c H"``, ``"25c T"``, ``"d6 5"``, ``"1c ? edge"``."""
+    """Short text for one object: ``"1c H"``, ``"25c T"``, ``"d6 5"``, ``"1c ? edge"``; an unsure
+    read shows its guess (the ring's colour says how sure it is)."""
     coin = {"penny": "1c", "nickel": "5c", "dime": "10c", "quarter": "25c"}.get(obj.kind)
     name = coin if coin is not None else obj.kind
-    if obj.value is None:
+    face = obj.guess
+    if face is None:
         value = "?"
-    elif obj.value in ("heads", "tails"):
-        value = "H" if obj.value == "heads" else "T"
+    elif face in ("heads", "tails"):
+        value = "H" if face == "heads" else "T"
     else:
-        value = str(obj.value)
+        value = str(face)
     reasons = {"on_edge": "edge", "cocked": "cocked", "stacked": "stacked", "occluded": "hidden", "moving": "moving"}
     flags = " ".join(reasons.get(f, f) for f in obj.flags)
     return f"{name} {value}" + (f" {flags}" if flags else "")
@@ -158,7 +160,7 @@ def draw_observation(frame: Image, observation: TableObservation, params: Overla
     text_px, line_px = _sizes(image, params)
     taken: list[Box] = []
     for obj in observation.objects:
-        if obj.value is None or obj.flags:
+        if obj.guess is None or obj.flags:
             colour = params.unsure_colour
         elif obj.confidence >= params.sure:
             colour = params.sure_colour

@@ -152,7 +152,8 @@ def read_table(
     (:func:`params_for_scale`). Where the markers are in the frame (found, or placed by the
     calibration), coins' colour is judged against their printed white
     (``CoinParams.colour_against_white``). ``profile`` is what enrolment learned of this
-    table's coins.
+    table's coins. Each object's ``value`` is its face only where the referee would rule on
+    it (``Detection.gated``); its ``guess`` is the face read, however unsure.
 
     :raises ValueError: if the frame is not BGR uint8 H x W x 3, or the calibration lacks
         ``mm_per_px``.
@@ -257,6 +258,8 @@ def read_table(
     if calibration is not None and objects:
         objects = place(objects, calibration)
     objects.sort(key=lambda d: (d.center[1], d.center[0]))
+    # One meaning of ``value`` from here on: a face only where the referee would rule on it.
+    objects = [d.gated() for d in objects]
     h, w = frame.shape[:2]
     return TableObservation(objects=tuple(objects), frame_size=(w, h), mm_per_px=scale, notes=tuple(notes))
 

@@ -110,10 +110,11 @@ def _choices(kind: str) -> list[Any]:
 
 def objects_to_confirm(observation: Any) -> list[dict[str, Any]]:
     """The coins and dice of the last settled table's read, as the tablet lists them for
-    confirming: each with the faces it can show (``choices``)."""
+    confirming: each with the faces it can show (``choices``), its face where sure
+    (``value``) and the face read, sure or not (``guess``), which the tablet offers first."""
     if observation is None:
         return []
-    return [{"ref": ref, "kind": d.kind, "value": d.value, "confidence": round(float(d.confidence), 3),
+    return [{"ref": ref, "kind": d.kind, "value": d.value, "guess": d.guess, "confidence": round(float(d.confidence), 3),
              "choices": _choices(d.kind), "crop_url": f"/api/crop/{ref}.jpg"}
             for ref, d in enumerate(observation.objects)
             if (d.kind in COIN_KINDS or d.kind in DIE_KINDS) and not d.flags]

@@ -9,6 +9,10 @@ then does exactly one of four things (DESIGN.md, "The flow of one throw"):
   tablet until the table is put right or the players correct it;
 - ``question``: a read too unsure to use; the players answer it, never a guess.
 
+Where the source keeps each frame at the sensor's full resolution as well
+(``hardware.frames.FullResolutionSource``), the settled table's objects, found in the small
+frame, have their faces read from the full picture (``vision.full_resolution``).
+
 Every result is committed to the match log before ``on_update`` tells anyone. The loop is the
 imperative shell: the source, settle detector, reader, reconciler and clocks are passed in,
 so tests drive it with fakes frame by frame (``step``) and a service runs it in a thread
@@ -99,8 +103,10 @@ class LoopStatus:
 
 
 def seen_from(observation: TableObservation) -> list[Seen]:
-    """The observation in the rules' terms; ``ref`` is each detection's index."""
-    return [Seen(d.kind, d.value, d.zone, float(d.confidence), tuple(d.flags), ref=i)
+    """The observation in the rules' terms; ``ref`` is each detection's index. Each ``Seen``
+    carries the face read, sure or not (``Detection.guess``), with its confidence: the rules
+    use only sure reads and ask about the others, showing the face read."""
+    return [Seen(d.kind, d.guess, d.zone, float(d.confidence), tuple(d.flags), ref=i)
             for i, d in enumerate(observation.objects)]
 
 
@@ -223,18 +229,46 @@ class TableLoop:
     def rule(self, frame: Frame, settled_at: float) -> LoopResult:
         """Read a settled frame, reconcile it, and commit the one result."""
         self.status.settles += 1
+        full = self._full_frame(frame)
         try:
-            observation = self.read(frame.image)
+            observation = self._read_closer(self.read(frame.image), full)
         except (ValueError, ArithmeticError) as exc:
             # A frame the reader cannot make sense of is a question for the players, not a crash.
             observation = TableObservation((), frame.size, notes=(f"unreadable frame: {exc}",))
         observation = recall(observation, frame.image, self.memory)
-        observation = self._look_again_if_wrong(observation, frame)
+        observation = self._look_again_if_wrong(observation, frame, full)
         self.latest_observation = observation
         self.latest_read = frame
         return self._decide(seen_from(observation), frame.frame_id, settled_at)
 
-    def _look_again_if_wrong(self, observation: TableObservation, frame: Frame) -> TableObservation:
+    def _full_frame(self, frame: Frame) -> Frame | None:
+        """The settled frame at the sensor's full resolution, where the source keeps it
+        (``hardware.frames.FullResolutionSource``), else ``None``."""
+        full_frame = getattr(self.source, "full_frame", None)
+        if full_frame is None:
+            return None
+        try:
+            full: Frame | None = full_frame(frame)
+        except CameraError as exc:
+            self.status.last_problem = str(exc)  # the small frame's read stands
+            return None
+        return full
+
+    def _read_closer(self, observation: TableObservation, full: Frame | None) -> TableObservation:
+        """The read with each object's face read again from the full-resolution picture, when
+        there is one (the reader's ``read_closer``, else ``vision.full_resolution``'s)."""
+        if full is None or not observation.objects:
+            return observation
+        from vision.full_resolution import read_faces_closer
+
+        read_closer: Callable[[TableObservation, Any], TableObservation] = getattr(self.read, "read_closer", read_faces_closer)
+        try:
+            return read_closer(observation, full.image)
+        except (ValueError, ArithmeticError) as exc:
+            # A full picture that cannot be read closer leaves the small frame's read as it is.
+            return replace(observation, notes=(*observation.notes, f"faces not read from the full picture: {exc}"))
+
+    def _look_again_if_wrong(self, observation: TableObservation, frame: Frame, full: Frame | None = None) -> TableObservation:
         """When the read makes the table look wrong, the reader looks again more closely
         (``second_look``, e.g. a faint die on a cloth of its own colour); the closer read is
         kept only if the table then adds up or a question can settle it. It is still read with
@@ -245,7 +279,7 @@ class TableLoop:
         if self._adds_up_if_read_right(observation) is not False:
             return observation
         try:
-            closer = recall(second_look(frame.image), frame.image, self.memory)
+            closer = recall(self._read_closer(second_look(frame.image), full), frame.image, self.memory)
         except (ValueError, ArithmeticError):
             return observation
         return closer if self._adds_up_if_read_right(closer) is not False else observation

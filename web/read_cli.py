@@ -77,7 +77,7 @@ def run_read(args: argparse.Namespace) -> int:
             continue
         ms = (time.perf_counter() - start) * 1000.0
         objects = [
-            {k: v for k, v in obj.to_json().items() if k in ("kind", "value", "zone", "bbox", "confidence", "flags")}
+            {k: v for k, v in obj.to_json().items() if k in ("kind", "value", "guess", "zone", "bbox", "confidence", "flags")}
             for obj in observation.objects
         ]
         emit(
@@ -142,7 +142,13 @@ def emit(as_json: bool, record: dict[str, Any]) -> None:
     if "error" in record:
         print(f"{record['image']}: error: {record['error']}", flush=True)
         return
-    reads = ", ".join(
-        f"{o['kind']} {o['value'] if o['value'] is not None else '?'} ({o['confidence']:.2f})" for o in record["objects"]
-    )
+    reads = ", ".join(f"{o['kind']} {_face(o)} ({o['confidence']:.2f})" for o in record["objects"])
     print(f"{record['image']}: {len(record['objects'])} objects in {record['ms']} ms: {reads}", flush=True)
+
+
+def _face(read: dict[str, Any]) -> str:
+    """A read's face in the text form: the face ruled on, else the guess with a ``?`` (``4?``),
+    else ``?``."""
+    if read["value"] is not None:
+        return str(read["value"])
+    return "?" if read.get("guess") is None else f"{read['guess']}?"

@@ -336,7 +336,10 @@ class TableService:
         observation = self.loop.latest_observation if self.loop else None
         if result.kind not in ("chance", "confirmed") or observation is None or result.frame_id is None:
             return
-        labels = [obj.to_json() for obj in observation.objects]
+        # A label's value is the face read with its confidence, sure or not (``LabelReader``
+        # gates it again on replay).
+        labels = [{**{k: v for k, v in obj.to_json().items() if k != "guess"}, "value": obj.guess}
+                  for obj in observation.objects]
         for event in reversed(self.match.events):
             if event.kind == "answer" and event.frame_id == result.frame_id:
                 question = next(e for e in self.match.events if e.seq == event.detail["question"])
@@ -405,7 +408,7 @@ class TableService:
             for obj in objects:
                 x, y, w, h = ((v - off) * zoom for v, off in zip(obj.bbox, (left, top, 0, 0)))
                 cv2.rectangle(crop, (int(x), int(y)), (int(x + w), int(y + h)), (0, 200, 255), 2)
-                label, at = str(obj.value), (int(x), max(24, int(y) - 6))
+                label, at = str(obj.guess), (int(x), max(24, int(y) - 6))
                 cv2.putText(crop, label, at, cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 0, 0), 5, cv2.LINE_AA)
                 cv2.putText(crop, label, at, cv2.FONT_HERSHEY_SIMPLEX, 0.9, (255, 255, 255), 2, cv2.LINE_AA)
         ok, encoded = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 90])
@@ -874,6 +877,13 @@ class VisionReader:
             observation = without_spots(observation, self.nothing_at)
         return observation
 
+    def read_closer(self, observation: Any, full: Any) -> Any:
+        """``observation`` with each object's face read again from ``full``, the same moment at
+        the sensor's resolution (``vision.full_resolution``), for the kinds in play only."""
+        from vision.full_resolution import read_faces_closer
+
+        return read_faces_closer(observation, full, kinds=self.kinds)
+
     def not_there(self, detection: Any) -> None:
         """The players said ``detection`` is no coin or die: leave such reads there out from now on."""
         if detection.position_mm is None or self.calibration is None:
@@ -941,9 +951,10 @@ class LabelReader:
         objects = []
         for label in labels if isinstance(labels, list) else labels.get("objects", []):
             bbox = tuple(int(v) for v in label.get("bbox", (0, 0, 0, 0)))
-            objects.append(Detection(str(label["kind"]), label.get("value"), bbox,  # type: ignore[arg-type]
-                                     float(label.get("confidence", 1.0)), zone=label.get("zone"),
-                                     flags=tuple(label.get("flags", ()))))
+            read = Detection(str(label["kind"]), label.get("value"), bbox,  # type: ignore[arg-type]
+                             float(label.get("confidence", 1.0)), zone=label.get("zone"),
+                             flags=tuple(label.get("flags", ())))
+            objects.append(read.gated())  # a label's confidence below the gate makes an unsure read
         height, width = image.shape[:2]
         return TableObservation(tuple(objects), (width, height))
 

@@ -179,6 +179,89 @@ class FakePicamera2:
         self.calls.append("close")
 
 
+def bgr_to_yuv420(image: np.ndarray, stride: int | None = None) -> np.ndarray:
+    """A BGR picture as picamera2 gives a ``YUV420`` stream: ``height * 3 / 2`` rows, each
+    ``stride`` wide (padded past the width, as the ISP's alignment pads it)."""
+    import cv2
+
+    height, width = image.shape[:2]
+    stride = stride or width
+    padded = np.zeros((height, stride, 3), np.uint8)
+    padded[:, :width] = image
+    padded[:, width:] = image[:, -1:]
+    return np.asarray(cv2.cvtColor(padded, cv2.COLOR_BGR2YUV_I420), np.uint8)
+
+
+class DualStreamRequest(FakeRequest):
+    """A request of a camera with a full-resolution ``main`` and a ``lores`` stream: both show
+    the same picture, the lores one shrunk to its size as YUV420."""
+
+    def __init__(self, camera: DualStreamPicamera2, picture: np.ndarray) -> None:
+        super().__init__(camera)
+        self.picture = picture
+        self.made: list[str] = []
+
+    def make_array(self, name: str) -> np.ndarray:
+        import cv2
+
+        assert not self.released, "a released request's buffers are the camera's again"
+        self.made.append(name)
+        config = self.camera.config
+        if name == "main":
+            assert (self.picture.shape[1], self.picture.shape[0]) == tuple(config["main"]["size"])
+            return self.picture.copy()
+        assert name == "lores" and config["lores"]["format"] == "YUV420"
+        width, height = config["lores"]["size"]
+        small = cv2.resize(self.picture, (width, height), interpolation=cv2.INTER_AREA)
+        return bgr_to_yuv420(small, stride=(width + 63) // 64 * 64)
+
+
+class DualStreamPicamera2(FakePicamera2):
+    """A Pi camera serving ``pictures`` (BGR, at the main stream's full size) one request each,
+    on both streams; the last picture repeats."""
+
+    def __init__(self, pictures: Sequence[np.ndarray], camera_num: int = 0) -> None:
+        super().__init__(camera_num)
+        self.pictures = list(pictures)
+
+    def create_video_configuration(self, main: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        self.calls.append("create_video_configuration")
+        return {"main": dict(main), **{k: dict(v) if isinstance(v, dict) else v for k, v in kwargs.items()}}
+
+    def capture_request(self) -> FakeRequest:
+        if self.fail_capture:
+            raise RuntimeError("Camera frontend has timed out!")
+        picture = self.pictures[min(self.captured, len(self.pictures) - 1)]
+        self.captured += 1
+        request = DualStreamRequest(self, picture)
+        self.requests.append(request)
+        return request
+
+
+class StillSettle:
+    """Settles once the same picture has been seen ``still`` frames in a row, once per picture;
+    remembers the size of every frame it was shown."""
+
+    def __init__(self, still: int = 2) -> None:
+        self.still = still
+        self.last: np.ndarray | None = None
+        self.count = 0
+        self.emitted = False
+        self.sizes: set[tuple[int, int]] = set()
+
+    def update(self, frame: np.ndarray, timestamp: float) -> Any:
+        self.sizes.add((frame.shape[1], frame.shape[0]))
+        same = self.last is not None and self.last.shape == frame.shape and bool(np.array_equal(self.last, frame))
+        if not same:
+            self.count, self.emitted = 0, False
+        self.last = frame
+        self.count += 1
+        if self.count >= self.still and not self.emitted:
+            self.emitted = True
+            return True
+        return None
+
+
 def table_picture(dice_faces: Sequence[int], seed: int, size: tuple[int, int] = (320, 240)) -> np.ndarray:
     """A plain green table with one white square per die, at positions fixed by ``seed``."""
     import cv2

@@ -113,7 +113,8 @@ function showCoins(data) {
       option.textContent = choice === "skip" ? "not sure: skip" : choice;
       face.append(option);
     }
-    face.value = coin.value === null || coin.value === undefined ? "skip" : String(coin.value);
+    const read = coin.guess ?? coin.value;  // the face read, sure or not
+    face.value = read === null || read === undefined ? "skip" : String(read);
     const label = document.createElement("span");
     label.textContent = coin.kind;
     item.append(picture, label, face);
