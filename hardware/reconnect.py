@@ -107,6 +107,19 @@ class ReconnectingSource:
             self.connected = True
             return
 
+    def full_frame(self, frame: Frame) -> Frame | None:
+        """The wrapped source's full-resolution picture of ``frame``
+        (:class:`hardware.frames.FullResolutionSource`), or ``None`` where it keeps none or the
+        camera is lost.
+
+        :raises CameraError: when the device cannot deliver it.
+        """
+        full_frame = getattr(self.source, "full_frame", None)
+        if full_frame is None or not self.connected:
+            return None
+        full: Frame | None = full_frame(frame)
+        return full
+
     def stop(self) -> None:
         """Stop the wrapped source."""
         self.connected = False

@@ -225,3 +225,19 @@ def test_a_full_picture_that_cannot_be_read_closer_leaves_the_small_read(tmp_pat
     assert [r.text for r in results if r is not None] == ["roll 2 2 2 2 2 2"]
     assert loop.latest_observation is not None
     assert "faces not read from the full picture: the full picture has another shape" in loop.latest_observation.notes
+
+
+def test_a_reconnecting_camera_passes_the_full_picture_through_and_none_while_lost() -> None:
+    """``serve`` wraps every live camera in reconnection: the full picture must still reach the
+    loop through it."""
+    from hardware.reconnect import ReconnectingSource
+
+    pictures = [picture(5), picture(6)]
+    inner, _ = dual_source(pictures, (160, 120), (320, 240))
+    source = ReconnectingSource(inner, retry_first_start=False)
+    with source:
+        frame = source.read()
+        full = source.full_frame(frame)
+        assert full is not None and full.frame_id == frame.frame_id and np.array_equal(full.image, pictures[0])
+        source.connected = False  # as after a read that lost the camera
+        assert source.full_frame(frame) is None
