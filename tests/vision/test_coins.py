@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tests.fixtures_support import game_frame_path, load_game
+from tests.conftest import COINS_MMR
 from vision._coin_geometry import (
     APPEARANCE_KINDS, COIN_DIAMETER_MM, FINE_SPAN, FINE_WORK_RADIUS, Circle, fine_search, overlapping_circles, polar_grid,
     polar_samples,
@@ -23,7 +24,7 @@ from vision.read import params_for_scale, read_table
 from vision.types import CONFIDENT as SHARED_SURE
 from vision.types import Detection
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "coins-mmr"
+DATA = COINS_MMR
 # Held-out photos (vision._coin_split): the model never learned from them.
 HELD_OUT_PHOTOS = ("mmr_53.jpg", "mmr_61.jpg", "mmr_197.jpg", "mmr_82.jpg")
 

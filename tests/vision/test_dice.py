@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tests.fixtures_support import detection_at
+from tests.conftest import DICE_RUNE55
 import vision.dice as dice_module
 from vision._coin_split import rendered_scale
 from vision._dice_net import PIPS
@@ -18,7 +19,7 @@ from vision._dice_split import is_held_out
 from vision.dice import CONFIDENT, DiceParams, draw_dice, find_dice, read_die_boxes
 from vision.types import Detection
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "dice-rune55"
+DATA = DICE_RUNE55
 TEST_SCENES = Path(__file__).resolve().parents[2] / "fixtures" / "scenes" / "test"
 
 
