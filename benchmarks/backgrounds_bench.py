@@ -217,11 +217,11 @@ def main() -> None:
                     help="which coins-mmr photos' coins to paste (default: validation)")
     ap.add_argument("--seeds", default="1,2", help="draws of the coins and their places, comma-separated")
     ap.add_argument("--scale-outlier", type=float, default=None,
-                    help="override CoinParams.scale_outlier (nan: every circle taken for a coin, as before session 40)")
+                    help="override CoinParams.scale_outlier (nan: every circle taken for a coin)")
     ap.add_argument("--no-chroma-search", action="store_true",
-                    help="search circles in grey only, as before session 41 (CoinParams.chroma_search off)")
+                    help="search circles in grey only (CoinParams.chroma_search off)")
     ap.add_argument("--no-agreed-fit", action="store_true",
-                    help="fit every circle on its outermost edges, as before session 42 (CoinParams.agreed_fit off)")
+                    help="fit every circle on its outermost edges (CoinParams.agreed_fit off)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     coin_params = CoinParams()

@@ -16,7 +16,7 @@ which show the same coins flipped and moved); then the median milliseconds per f
 with ``--fixture-splits test dev``, the dev scenes), read at their calibrated scale and without
 a calibration, follow the coin-free photos; where a scene's corner markers are seen, coins'
 colour is judged against their printed white, as the referee judges it
-(``--colour-against-cloth``: against the cloth, as before session 24). ``--overlays`` writes a
+(``--colour-against-cloth``: against the cloth). ``--overlays`` writes a
 picture of every photo with a failure: label boxes in white, reads as circles (green sure,
 orange unsure face, red no face), misses and wrong reads marked in magenta. ``--only-validation`` measures only what candidate
 models are chosen on (coins-mmr's validation photos and every fifth rendered training scene),
@@ -371,40 +371,40 @@ def main() -> int:
     )
     ap.add_argument(
         "--tilted-search", action="store_true",
-        help="look for coins leaning or on edge as elongated patches too, as before session 39 (CoinParams.tilted_search on)",
+        help="look for coins leaning or on edge as elongated patches too (CoinParams.tilted_search on)",
     )
     ap.add_argument("--tilted-anchor", type=float, default=None, help="override CoinParams.tilted_anchor (with --tilted-search)")
     ap.add_argument("--edge-anchor", type=float, default=None,
-                    help="override CoinParams.edge_anchor (1.0: coins on edge sought beside any round coin, as before session 39)")
+                    help="override CoinParams.edge_anchor (1.0: coins on edge sought beside any round coin)")
     ap.add_argument("--unanchored-not-coin", type=float, default=None,
-                    help="override CoinParams.unanchored_not_coin (1.0: doubtful circles kept in frames with no sure coin, as before session 39)")
+                    help="override CoinParams.unanchored_not_coin (1.0: doubtful circles kept in frames with no sure coin)")
     ap.add_argument(
         "--size-at-flank", action="store_true",
-        help="size coins by their edges' outer flanks, as before session 23 (CoinParams.size_at_edge_middle off)",
+        help="size coins by their edges' outer flanks (CoinParams.size_at_edge_middle off)",
     )
     ap.add_argument(
         "--colour-against-cloth", action="store_true",
-        help="judge coins' colour against the cloth even where the markers' printed white is seen, as before "
-        "session 24 (CoinParams.colour_against_white off)",
+        help="judge coins' colour against the cloth even where the markers' printed white is seen "
+        "(CoinParams.colour_against_white off)",
     )
     ap.add_argument(
         "--no-colour-search", action="store_true",
-        help="leave out the search for coins seen only in colour (CoinParams.colour_search), as before session 25",
+        help="leave out the search for coins seen only in colour (CoinParams.colour_search)",
     )
     ap.add_argument(
         "--no-chroma-search", action="store_true",
-        help="search circles in grey only, not in the work image's chroma too, as before session 41 "
+        help="search circles in grey only, not in the work image's chroma too "
         "(CoinParams.chroma_search off)",
     )
     ap.add_argument(
         "--no-agreed-fit", action="store_true",
-        help="fit every circle on its outermost edges, as before session 42 (CoinParams.agreed_fit off; "
+        help="fit every circle on its outermost edges (CoinParams.agreed_fit off; "
         "it is made only without a known scale)",
     )
     ap.add_argument(
         "--no-erase-print", action="store_true",
         help="search circles at a known scale without the table's long thin print painted over first, "
-        "as before session 29 (CoinParams.erase_print off)",
+        "(CoinParams.erase_print off)",
     )
     ap.add_argument(
         "--blur", type=float, default=0.0,

@@ -291,7 +291,7 @@ def _threshold(part: str, rows: list[tuple[float, bool]], wrong_share: float) ->
     right?) are wrong, counted from the most probable down; prints what it keeps."""
     # Most probable first and, among reads of one (rounded) probability, the wrong ones
     # first: a wrong read tied with a right one must not slip in under the right one's
-    # threshold (session 6's and the first session 7 fits let one in that way).
+    # threshold (an earlier fit let one in that way).
     rows = sorted(rows, key=lambda r: (r[0], not r[1]), reverse=True)
     # The most reads, from the top, of which at most the share are wrong.
     t, wrong = 1.0, 0
@@ -483,22 +483,22 @@ def main() -> None:
     ap.add_argument("--turns", type=int, help="override DiceParams.reader_turns (1, 2 or 4)")
     ap.add_argument("--unsure-not-die", type=float, help="override DiceParams.unsure_not_die")
     ap.add_argument("--faint-not-die", type=float,
-                    help="override DiceParams.faint_not_die (1.01: faint unsure candidates kept, as before session 39)")
+                    help="override DiceParams.faint_not_die (1.01: faint unsure candidates kept)")
     ap.add_argument("--faint-score", type=float, help="override DiceParams.faint_score")
     ap.add_argument("--temperature", type=float, help="override DiceParams.temperature")
     ap.add_argument("--doubt-look-px", type=float,
-                    help="override DiceParams.doubt_look_px (0: no closer look at doubtful reads, as before session 26)")
+                    help="override DiceParams.doubt_look_px (0: no closer look at doubtful reads)")
     ap.add_argument("--doubt-below", type=float, help="override DiceParams.doubt_below")
     ap.add_argument("--no-doubt-at-table", action="store_true",
                     help="on a known table, doubtful below doubt_below only (DiceParams.doubt_at_table off)")
     ap.add_argument("--d8-doubt-turns", type=int,
-                    help="override DiceParams.d8_doubt_turns (1: a doubtful d8 face is not read again, as before session 26)")
+                    help="override DiceParams.d8_doubt_turns (1: a doubtful d8 face is not read again)")
     ap.add_argument("--d8-confident-at", type=float, help="override DiceParams.d8_confident_at")
     ap.add_argument("--cocked-at", type=float, help="override DiceParams.cocked_at (1.01: no cocked-die check)")
     ap.add_argument("--cocked-doubt", type=float,
-                    help="override DiceParams.cocked_doubt (1.01: a read the check half believes cocked may be sure, as before session 29)")
+                    help="override DiceParams.cocked_doubt (1.01: a read the check half believes cocked may be sure)")
     ap.add_argument("--no-patch-candidates", action="store_true",
-                    help="read no die-sized patches the finder missed (DiceParams.patch_candidates off), as before session 25")
+                    help="read no die-sized patches the finder missed (DiceParams.patch_candidates off)")
     args = ap.parse_args()
     if args.no_fixtures:
         args.fixtures = None

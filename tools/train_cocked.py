@@ -14,7 +14,7 @@ Usage (PyTorch is needed here only, never at run time; CPU is enough, a few minu
     python tools/train_cocked.py --scenes /tmp/ck1/scenes/train --scenes /tmp/ck2/scenes/train \\
         --out vision/models
 
-The shipped model (session 15) learned 850 such scenes of cocked dice (seeds 501 to 503),
+The shipped model learned 850 such scenes of cocked dice (seeds 501 to 503),
 240 of touching dice (``--feature touching_dice``, seeds 601 and 602: two flat dice side by
 side are not cocked) and 150 of eight-sided dice (``--feature d8_dice``, seed 701), all
 procedural (``--blender 0``), and dice-rune55's trained part (``--photos
@@ -25,8 +25,8 @@ A flat die beside another (label boxes grown by :data:`BESIDE` meet) is a hard "
 cocked die lies so. ``--hard-share S`` draws that share of the noes from them. Cutting the
 examples (the finder reads every picture) can be done once, ``--save-examples FILE.npz``, and
 trained from many times, ``--examples FILE.npz``; PyTorch trains on a GPU where it sees one.
-Session 28 (BENCHMARKS.md; none shipped) trained checks on 1,240 procedural scenes drawn on a
-16-core machine with a GPU, 85 Cycles scenes (``--feature cocked_die`` and ``--feature
+Checks were also trained (none shipped: ``docs/benchmarks/dice.md``) on 1,240 procedural scenes
+drawn on a 16-core machine with a GPU, 85 Cycles scenes (``--feature cocked_die`` and ``--feature
 touching_dice`` without ``--blender 0``), the photos and, in a second round, 740 more procedural
 scenes with the hard noes marked, for example::
 

@@ -21,10 +21,10 @@ the rendered training scenes (nearly all of them dice). The temperatures are fit
 validation coins (see :func:`temperatures`); ``--calibrate-only DIR`` refits them for an
 exported model.
 
-Session 8's candidates (BENCHMARKS.md) learned the dev scenes and more rendered training
-scenes: 61 made by ``python -m tools.fixturegen --scenes --split train --limit 61 --feature
-d8_dice --feature cocked_die --out /tmp/train`` (Cycles where Blender exists) and 240 by the
-same with ``--seed 77 --limit 240 --blender 0 --out /tmp/trainp`` (procedural), for example::
+Besides the dev scenes, the members learned more rendered training scenes: 61 made by
+``python -m tools.fixturegen --scenes --split train --limit 61 --feature d8_dice --feature
+cocked_die --out /tmp/train`` (Cycles where Blender exists) and 240 by the same with ``--seed 77
+--limit 240 --blender 0 --out /tmp/trainp`` (procedural), for example::
 
     python tools/train_coins.py --seed 22 --epochs 30 --fixtures fixtures/scenes/dev \
         --fixtures /tmp/train/scenes/train --fixtures /tmp/trainp/scenes/train \
@@ -34,32 +34,23 @@ Candidates are compared on the validation parts only (``benchmarks/coins_bench.p
 --only-validation --validation-scenes fixtures/scenes/dev --validation-scenes
 /tmp/train/scenes/train --validation-scenes /tmp/trainp/scenes/train``).
 
-The shipped model (session 36) is six such models joined by ``tools/ensemble_coins.py``
-(its ``coin_face.json`` lists them): session 9's three, the command above with ``--seed 22``,
-``--seed 23`` and ``--seed 22 --copies 48``, whose mean gives the kind and the face; and
-three that also learned the coin sheets (below), joined with ``--face-member``: their faces
-join the mean, their kinds do not. Then ``--calibrate-only`` on the joined model with the
-same three ``--fixtures``. ``--teacher DIR`` trains one model to match a joined model's outputs
-as well as the labels (knowledge distillation); tried in session 9, the students read no
-more validation faces than a single model. ``--mirror 0.5`` shows half the copies mirrored (a
-mirrored face is the same face); tried in session 30 on the three members' recipes, the best
-pair read more validation and rendered faces but three real held-out faces surely wrong instead
-of one, only at a fitted temperature of 0.61 (BENCHMARKS.md). ``--cocked-unsure`` teaches the rendered coins cocked
-against something with an even face; tried in session 9, one fewer of 11 cocked validation
-coins read surely, and 2.5 to 10 points fewer rendered faces right (BENCHMARKS.md).
-Coin sheets (``python -m tools.fixturegen --sheets 600 --sheet-kind coin --seed 3501 --out
-/tmp/s35/cs1``: 9,600 Cycles coins, 16 to a 320-pixel picture) given as one more
-``--fixtures`` with ``--fixture-copies 4``; tried in session 35: more Cycles faces read (fresh
-Cycles scenes 93.7% -> 95.5%), fewer procedural ones and one more real validation face wrong,
-so not shipped alone. Session 36 joined three of them (``--epochs 24 --copies 48`` with seeds
-22 and 23, and ``--epochs 30 --copies 48`` with seed 22) to session 9's three as face-only
-members: the held-back scenes' faces 93.8% -> 96.0%, the real held-out photos' as before
-(BENCHMARKS.md). Since session 37 the joined model also comes as two halves read one after the
-other (``ensemble_coins.py --cascade 5``): the face-only members run only where the first three
-leave a coin in doubt. ``--invert 0.3`` shows three copies in ten with their greys inverted (a
-shiny coin's relief against a worn one's); tried in session 37 on the first three members'
-recipes, in place of them or as face-only members: no more validation faces right, fewer
-denominations right (BENCHMARKS.md).
+The shipped model is six such models joined by ``tools/ensemble_coins.py`` (its
+``coin_face.json`` lists them): the command above with ``--seed 22``, ``--seed 23`` and ``--seed
+22 --copies 48``, whose mean gives the kind and the face; and three that also learned coin
+sheets (``python -m tools.fixturegen --sheets 600 --sheet-kind coin --seed 3501 --out
+/tmp/s35/cs1``, given as one more ``--fixtures`` with ``--fixture-copies 4``: ``--epochs 24
+--copies 48`` with seeds 22 and 23, and ``--epochs 30 --copies 48`` with seed 22), joined with
+``--face-member``: their faces join the mean, their kinds do not. Then ``--calibrate-only`` on
+the joined model with the same three ``--fixtures``. The joined model also comes as two halves
+read one after the other (``ensemble_coins.py --cascade 5``): the face-only members run only
+where the first three leave a coin in doubt.
+
+Other options, tried and not in the shipped model (``docs/benchmarks/coin-faces.md``):
+``--teacher DIR`` trains one model to match a joined model's outputs as well as the labels
+(knowledge distillation); ``--mirror P`` shows that share of the copies mirrored (a mirrored face
+is the same face); ``--cocked-unsure`` teaches the rendered coins cocked against something with
+an even face; ``--invert P`` shows that share of the copies with their greys inverted (a shiny
+coin's relief against a worn one's).
 
 Writes ``coin_face.onnx`` and ``coin_face.json`` into ``--out``.
 """
@@ -249,8 +240,8 @@ def augment_batch(
     """``copies`` randomly altered polar images of every coin, with kind and face labels.
 
     With ``mirror``, that share of the copies is seen mirrored (the polar image's angles run
-    backwards): a mirrored face is still the same face (tried in session 30 for the Washington
-    quarter, whose portrait faces right from 2022 on and left before: BENCHMARKS.md). No
+    backwards): a mirrored face is still the same face (the Washington quarter's portrait faces
+    right from 2022 on and left before: ``docs/benchmarks/coin-faces.md``). No
     random number is drawn for it when ``mirror`` is 0, so models trained without it are
     made again exactly.
 

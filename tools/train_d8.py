@@ -18,14 +18,11 @@ window of a scene camera's picture, about 5 s each on 2 cores), and whole scenes
     python tools/train_d8.py --scenes /tmp/sh1 --scenes /tmp/sh2 --scenes /tmp/sh3 --scenes /tmp/sh4 \
         --scenes /tmp/d8b/scenes/train --steps 6000 --seed 17 --out vision/models
 
-With fewer dice it learns the dice rather than their numerals: on 740 d8 of whole scenes it
-read every training die and a quarter of the dev scenes' d8; on 3,200 half of them; on 8,600
-(the first two sheet sets) 79% by its first choice, 16 to 21 of 76 surely; on 18,200 (the
-shipped one, 29 minutes on 2 cores) 76%, but 27 to 28 surely, none wrong.
-
-Session 27's reader is that one trained on (``--init``, its norms kept) with d8 of
-a second drawing: the procedural renderer's, whose numerals differ, and on which the first read
-11% of its sure faces wrong. From 400 fresh Cycles sheets and 600 procedural scenes (8,517 d8)::
+That first reader learned 18,200 d8 (29 minutes on 2 cores): with fewer dice it learns the dice
+rather than their numerals (``docs/benchmarks/d8.md``). It was then trained on three times from
+its own weights (``--init``, its norms kept). First with d8 of a second drawing, the procedural
+renderer's, whose numerals differ and which the first reader read surely wrong too often, from
+400 fresh Cycles sheets and 600 procedural scenes (8,517 d8)::
 
     python -m tools.fixturegen --sheets 200 --seed 2711 --out /tmp/s27/sh1 --work /tmp/s27/sh1_work
     python -m tools.fixturegen --sheets 200 --seed 2712 --out /tmp/s27/sh2 --work /tmp/s27/sh2_work
@@ -35,10 +32,10 @@ a second drawing: the procedural renderer's, whose numerals differ, and on which
         --scenes /tmp/s27/d8train/scenes/train --init vision/models/dice_d8.onnx --lr 1e-3 \
         --steps 5000 --seed 29 --out vision/models
 
-(13 minutes on 2 cores). The shipped reader (session 28) is session 27's trained on again, at
-half the learning rate, with the same sheets and 400 new procedural scenes (12,180 d8, about half
-of each drawing), on a lent machine with a GPU and 16 cores (PyTorch trains on a GPU where it
-sees one; the scenes drawn 16 side by side in 47 s, the training 171 s)::
+(13 minutes on 2 cores). Then at half the learning rate, with the same sheets and 400 new
+procedural scenes (12,180 d8, about half of each drawing), on a lent machine with a GPU and 16
+cores (PyTorch trains on a GPU where it sees one; the scenes drawn 16 side by side in 47 s, the
+training 171 s)::
 
     for S in $(seq 1 16); do python -m tools.fixturegen --scenes --split train --feature d8_dice \
         --feature crowded_dice --limit 25 --blender 0 --seed $((2880 + S)) --out /tmp/p/d$S \
@@ -47,9 +44,8 @@ sees one; the scenes drawn 16 side by side in 47 s, the training 171 s)::
         ... --scenes /tmp/p/d16/scenes/train --init vision/models/dice_d8.onnx --lr 5e-4 \
         --steps 7000 --seed 282 --out vision/models
 
-Session 34's reader, the shipped one, is session 28's trained on again on this project's 2 CPU
-cores (23 minutes beside a Cycles render), with 400 fresh Cycles sheets and 300 procedural
-scenes (10,671 d8)::
+Last, the shipped reader, on this project's 2 CPU cores (23 minutes beside a Cycles render),
+with 400 fresh Cycles sheets and 300 procedural scenes (10,671 d8)::
 
     for S in 3411 3412 3413 3414; do python -m tools.fixturegen --sheets 100 --seed $S \
         --out /tmp/s34/sh$S --work /tmp/s34/sh${S}_work; done      (two side by side)

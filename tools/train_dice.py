@@ -5,170 +5,43 @@ Usage (PyTorch is needed here only, never at run time; a GPU helps but is not re
     python tools/train_dice.py --data ../shared/data/dice-rune55 --out vision/models
 
 Learns from the trained part of dice-rune55 only (``vision._dice_split.is_held_out``
-photos are never seen), with heavy colour augmentation (hue turns, channel swaps,
-grey, inverted dice) so that red dice, dark dice with light pips and other colours
-are read too, and scale augmentation so that dice from about 8 finder pixels
-(25 px in a 1280x960 frame) up to close-ups are found. A share of the samples
-(``--synth-share``) are scenes drawn here with OpenCV (``synth_scene``): dice of any
-colour and size, light or dark pips, often touching, so the networks do not learn
-only the colours of the photos.
+photos are never seen, nor ``is_validation`` photos and scenes, on which
+``benchmarks/dice_bench.py --fit-temperature`` and ``--fit-confident`` fit
+``DiceParams.temperature`` and ``DiceParams.confident_at`` after a training), with heavy colour
+augmentation (hue turns, channel swaps, grey, inverted dice) so that red dice, dark dice with
+light pips and other colours are read too, and scale augmentation so that dice from about 8
+finder pixels (25 px in a 1280x960 frame) up to close-ups are found. A share of the samples
+(``--synth-share``) are scenes drawn here with OpenCV (``synth_scene``): dice of any colour
+and size, light or dark pips, often touching, so the networks do not learn only the colours
+of the photos; ``--marble-share`` draws a share of them marbled (:func:`marbled`). Rendered
+scenes join with ``--fixtures`` (repeatable).
 
-On this project's 2 shared CPU cores a training takes 15 to 60 minutes (``--only finder``
-and ``--only reader`` may run side by side). Session 3's finder came from::
+``--only finder`` and ``--only reader`` train one network (they may run side by side);
+``--init`` starts from a ``.pt`` or a shipped ``.onnx`` (its batch norms folded, then kept
+fixed), and ``--average`` writes the weight average of several trained ``.pt`` files.
 
-    python tools/train_dice.py --only finder --finder-steps 12000 --finder-batch 12 --det-crop 192 \
-        --synth-share 0 --fixtures fixtures/scenes/dev --workers 0 --seed 4 --out /tmp/fA
-    python tools/train_dice.py --only finder --finder-steps 9000 --finder-batch 12 --det-crop 192 \
-        --synth-share 0.15 --fixtures fixtures/scenes/dev --workers 0 --seed 8 \
-        --init /tmp/fA/dice_finder.pt --out vision/models
-
-The shipped finder (session 19) is session 3's fine-tuned twice on the CPU from its ONNX file (its
-norms kept fixed), about 30 minutes each on one core, and the two weight-averaged. Besides the
-photos (listed twice) and the dev scenes (listed twice, coin-only scenes kept:
-``--keep-die-free-scenes``) it learned 240 procedural training scenes (``python -m
-tools.fixturegen --scenes --split train --feature d8_dice --feature cocked_die --limit 240
---blender 0 --seed 77 --out /tmp/trainp``), every other card photo as a picture with no die
-(``--die-free``), and in the second run 51 more training scenes, 43 of them Cycles renders
-(the same with ``--limit 160 --seed 91 --out /tmp/trainc --work /tmp/trainc_work``, stopped
-after 51 and indexed with ``--index --split train --limit 50 --seed 91`` and the same folders).
-Session 3's finder is ``git show d74c11f:vision/models/dice_finder.onnx`` (saved as
-``/tmp/finder3.onnx`` here)::
-
-    python tools/train_dice.py --only finder --finder-steps 6000 --finder-batch 16 --det-crop 192 \
-        --synth-share 0.1 --photo-repeat 2 --fixtures fixtures/scenes/dev --fixtures fixtures/scenes/dev \
-        --fixtures /tmp/trainp/scenes/train --keep-die-free-scenes \
-        --die-free ../shared/data/cards-cadyze --workers 1 --seed 31 --lr 1e-3 \
-        --init /tmp/finder3.onnx --out /tmp/fF1
-    (the same with --fixtures /tmp/trainc/scenes/train given twice more, --seed 32 --out /tmp/fF2)
-    python tools/train_dice.py --only finder --average /tmp/fF1/dice_finder.pt /tmp/fF2/dice_finder.pt \
-        --out vision/models
-
-and the shipped 16-class reader (session 5) from session 3's six-sided reader ``/tmp/rB2``
-(``--classes 7``: ``--reader-steps 4500 --reader-batch 96 --seed 3 --synth-share 0.08
---fixtures fixtures/scenes/dev --workers 0 --crop-size 40 --crop-scale 1.3``, then the same
-with ``--seed 7 --init /tmp/rB/dice_reader.pt``), with extra training scenes rendered by
-``python -m tools.fixturegen --scenes --split train --feature d8_dice --feature cocked_die``
-(``--limit 61 --out /tmp/train``: Cycles; ``--limit 240 --blender 0 --seed 77 --out
-/tmp/trainp``: procedural)::
-
-    python tools/train_dice.py --only reader --reader-steps 3000 --reader-batch 96 --seed 12 \
-        --synth-share 0.08 --fixtures fixtures/scenes/dev --fixtures /tmp/train/scenes/train \
-        --fixtures /tmp/trainp/scenes/train --workers 0 --crop-size 40 --crop-scale 1.3 \
-        --init /tmp/rB2/dice_reader.pt --out /tmp/r1
-    python tools/train_dice.py --only reader --reader-steps 3000 --reader-batch 96 --seed 14 \
-        --synth-share 0.08 --photo-repeat 2 --fixtures fixtures/scenes/dev \
-        --fixtures /tmp/train/scenes/train --workers 0 --crop-size 40 --crop-scale 1.3 \
-        --init /tmp/r1/dice_reader.pt --out /tmp/r3
-
-and (session 6) two more fine-tunings of that one, one with crops cut as the finder boxes
-dice (``--box-scale 0.867``) and one as labelled, whose weights are averaged::
-
-    python tools/train_dice.py --only reader --reader-steps 3000 --reader-batch 96 --seed 21 \
-        --synth-share 0.08 --photo-repeat 2 --fixtures fixtures/scenes/dev \
-        --fixtures /tmp/train/scenes/train --workers 0 --crop-size 40 --crop-scale 1.3 \
-        --box-scale 0.867 --init /tmp/r3/dice_reader.pt --out /tmp/rb
-    (the same with --box-scale 1.0 --out /tmp/rc)
-    python tools/train_dice.py --average /tmp/rb/dice_reader.pt /tmp/rc/dice_reader.pt \
-        --crop-size 40 --crop-scale 1.3 --out vision/models
-
-Faster on a CPU: cut the augmented reader crops once (``--write-cache``, about 250 crops a
-second on one core; two processes can cut two files side by side), then train from them
-(``--cache``, each batch turned by a random quarter turn): a step then costs about 0.12 s on
-one core instead of 0.5 s. Hard negatives (``--mine-negatives``: where the current networks
-find a die that the labels say is none, such as printed zone names, markers, or the side face
-of a die seen obliquely) are cut into a cache of their own (``--write-cache --negatives``)
-and mixed in::
-
-    python tools/train_dice.py --only reader --write-cache /tmp/c0867.npz --cache-samples 200000 \
-        --box-scale 0.867 --synth-share 0.08 --photo-repeat 2 --fixtures fixtures/scenes/dev \
-        --fixtures /tmp/train/scenes/train --workers 0 --crop-size 40 --crop-scale 1.3
-    (the same with --box-scale 1.0 --write-cache /tmp/c1.npz)
-    python tools/train_dice.py --only reader --mine-negatives /tmp/negs.json \
-        --fixtures fixtures/scenes/dev --fixtures /tmp/train/scenes/train
-    python tools/train_dice.py --only reader --write-cache /tmp/cneg.npz --negatives /tmp/negs.json \
-        --negative-copies 60 --crop-size 40 --crop-scale 1.3 --seed 5
-
-The shipped reader (session 7) is session 6's, trained 12,000 more steps on those crops
-(``--cache /tmp/c0867.npz --cache /tmp/c1.npz --reader-steps 12000 --reader-batch 96 --seed 41
---lr 3e-3 --crop-size 40 --crop-scale 1.3 --init`` session 6's ``dice_reader.pt``), then 6,000
-more with the hard negatives that session 6's networks find (the same with ``--cache
-/tmp/cneg.npz --reader-steps 6000 --seed 43 --lr 1e-3 --init`` the first's weights). Those 325
-negatives were mined before a fault in the rule was mended (7 of them are real dice of two
-touching ones; the mended rule finds 318): retrained with the 318, the reader was not better
-(BENCHMARKS.md).
+On a CPU, cut the augmented reader crops once (``--write-cache``; two processes can cut two
+files side by side) and train from them (``--cache``, each batch turned by a random quarter
+turn): a step then costs about a quarter of the time. Hard negatives (``--mine-negatives``:
+where the current networks find a die the labels say is none, such as printed zone names,
+markers or the side face of a die seen obliquely; ``--mine-photos`` adds pictures with no die,
+``--mine-every-candidate`` also what the reader already rejects) are cut into a cache of their
+own (``--write-cache --negatives``) and mixed in.
 
 On a machine with a GPU and many cores the crops are better cut as the training goes, by
-``--workers`` processes: ``--synth-reuse 16`` lets each drawn scene (about a hundred crops' time
-to draw) serve sixteen crops, ``--negatives FILE`` mixes the hard negatives into the stream
-(``--negative-share``), and ``--time-limit`` runs the one-cycle schedule by the clock so that a
-training ends, annealed, inside a lease. ``--mine-negatives --mine-every-candidate`` mines every
-place the finder takes for a die, also those the shipped reader already rejects (a reader trained
-afresh must learn them again), and ``--init`` takes a shipped ``.onnx`` network (its batch norms
-folded, then kept fixed while training). Session 14's trainings on one H100 with 16 cores (about
-8 minutes each, three or two side by side; BENCHMARKS.md, none shipped), with ``FX`` 12
-``--fixtures`` folders of 20 procedural training scenes each (``python -m tools.fixturegen --scenes
---split train --feature d8_dice --feature cocked_die --limit 20 --blender 0 --seed S --out DIR
---work WORKDIR``, one work folder per process)::
+``--workers`` processes: ``--synth-reuse`` lets each drawn scene serve several crops,
+``--negatives FILE`` mixes the hard negatives into the stream (``--negative-share``), and
+``--time-limit`` runs the one-cycle schedule by the clock so that a training ends, annealed,
+inside a lease.
 
-    python tools/train_dice.py --only reader --mine-negatives negs.json --mine-every-candidate \
-        --fixtures fixtures/scenes/dev     (then only the "no die" and "part of a die" ones kept)
-    python tools/train_dice.py --only reader --photo-repeat 2 --fixtures fixtures/scenes/dev $FX \
-        --workers 5 --time-limit 470 --reader-steps 1000000 --reader-batch 128 --synth-share 0.08 \
-        --synth-reuse 16 --crop-size 40 --crop-scale 1.3 --box-scale 0.93 --negatives negs.json \
-        --negative-share 0.05 --reader-width 24 --seed 102 --out /tmp/r24
-    (then the same with --workers 7 --time-limit 480 --seed 202 --lr 2e-3 --init /tmp/r24/dice_reader.pt)
+A reader of another shape can learn from the shipped one as well as from the labels:
+``--teacher`` (its outputs softened, weighed ``--teacher-weight``), ``--reader-arch separable``
+(:class:`SeparableReader`, about a third of the full reader's time a crop) and
+``--prune-teacher`` (start a ``--reader-width`` reader from the teacher's most active
+channels, :func:`prune_reader`).
 
-Card pips pass the finder and, often, the reader as dice (791 on the 150 card photos, none sure).
-``--mine-negatives ... --mine-photos ../shared/data/cards-cadyze`` adds every candidate on every
-other card photo (2,406 on 75 photos; the other 75 stay unseen). Session 18, on the CPU, taught
-them in a 3,000-step fine-tuning of the shipped reader (``--init vision/models/dice_reader.onnx
---lr 1e-3``, caches of 60,000 crops at box scales 0.867 and 1.0 from the photos and the dev
-scenes, and the card negatives cut 3 times each): false dice on the unseen card photos 397 -> 71,
-but dice-rune55's validation photos read right 83.9 -> 81.2%. The same fine-tuning without the
-card negatives lost as much (82.2%) and took printed marks for dice (dev precision 88%): the
-loss is a fine-tuning on too little data, not the negatives. Neither was shipped; a full training
-with them (the session 14 recipe, ``--negatives``) is a GPU session's work.
-
-``--marble-share S`` draws that share of the drawn dice marbled (veins of two or three colours,
-often flecked with glitter smaller than a pip, gold or white pips half the time:
-:func:`marbled`), as the photos' most misread dice are. Session 33 tried it on the CPU: caches
-of 80,000 crops (box scale 0.93, ``--synth-share 0.3 --photo-repeat 2 --fixtures
-fixtures/scenes/dev``, ``--marble-share 0.6`` and, for a control, 0), then 2,500 steps from the
-shipped reader (``--init`` and ``--teacher vision/models/dice_reader.onnx --teacher-weight 0.5
---lr 1e-3 --reader-batch 96``). dice-rune55's validation photos read right 89.1% (shipped) ->
-86.4% marbled, 86.6% control; dev precision 99.4% -> 97.4% and 97.2%: the teacher did not keep
-the loss of session 18's small fine-tunings away, and the marbled dice added nothing seen here.
-Not shipped; worth a place in a full training on a GPU.
-
-A reader of another shape learns from the shipped one as well as from the labels with
-``--teacher vision/models/dice_reader.onnx`` (its outputs softened at 2, as ``train_coins``'s
-``distillation`` softens them, weighed ``--teacher-weight`` against the labels):
-``--reader-arch separable`` (``SeparableReader``, every convolution after the first
-depthwise-separable) reads a crop in about a third of the full reader's time on one core. Session 31 trained two on one H200 with 16 cores (BENCHMARKS.md; not
-shipped: they read 6 to 7 points fewer of dice-rune55's dice right), the photos' trained part and
-858 hard negatives (``--mine-negatives negs.json --mine-every-candidate --fixtures
-fixtures/scenes/dev``) carried, six folders of 40 procedural scenes drawn there (``python -m
-tools.fixturegen --scenes --split train --feature d8_dice --feature cocked_die --limit 40 --blender
-0 --seed 310S --out /tmp/pS --work /tmp/wS``, S 1 to 6)::
-
-    python tools/train_dice.py --only reader --photo-repeat 2 --fixtures fixtures/scenes/dev \
-        --fixtures fixtures/scenes/dev $FX --workers 15 --time-limit 330 --reader-steps 1000000 \
-        --reader-batch 128 --synth-share 0.08 --synth-reuse 16 --crop-size 40 --crop-scale 1.3 \
-        --box-scale 0.93 --negatives negs.json --negative-share 0.05 --reader-arch separable \
-        --teacher vision/models/dice_reader.onnx --lr 3e-3 --seed 311 --out /tmp/ds16
-    (the same with --time-limit 230 --seed 312 --reader-width 24 --out /tmp/ds24)
-
-``--prune-teacher`` starts a full reader of ``--reader-width`` channels from the teacher's most
-active channels (``prune_reader``) instead of afresh; session 31's two, of 8 channels, learned
-on this project's CPU from cached crops (commands in BENCHMARKS.md) and read no better.
-
-After each training, ``benchmarks/dice_bench.py --fit-temperature`` and ``--fit-confident``
-fit ``DiceParams.temperature`` and ``DiceParams.confident_at``. Trainings with a 32 px crop and
-one convolution per stage (the earlier reader), or without the rendered scenes, read fewer
-dice right (BENCHMARKS.md).
-
-Photos and fixture scenes with ``vision._dice_split.is_validation`` are never learned from:
-``benchmarks/dice_bench.py --fit-confident`` calibrates confidence on them.
+The commands that made the shipped networks, and what other trainings gave, are in
+``docs/benchmarks/training.md``.
 
 Needs ``pip install torch==2.13.0 onnx`` (training only; run time uses ``cv2.dnn``).
 

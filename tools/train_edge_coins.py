@@ -12,8 +12,7 @@ Usage (PyTorch is needed here only, never at run time; CPU is enough, a few minu
     python tools/train_edge_coins.py --scenes /tmp/oe1/scenes/train \\
         --photos ../shared/data/coins-mmr --out vision/models
 
-The shipped model (session 43; session 15's learned the same, less the card photos at coin
-sizes) learned 500 such scenes (seeds 801 and 802), 300 of cocked dice (``--feature cocked_die
+The shipped model learned 500 such scenes (seeds 801 and 802), 300 of cocked dice (``--feature cocked_die
 --seed 501``) and 120 of touching dice (``--feature touching_dice --seed 601``), all procedural
 (``--blender 0``), and ``--photos`` coins-mmr, dice-rune55 and cards-cadyze
 (``vision/models/coin_edge.json`` lists them and the commands), cut with ``--save-examples`` in
@@ -60,7 +59,7 @@ UNMARKED_DIAMETERS = (0.035, 0.06, 0.1)
 """Coin diameters, as shares of the photo's long side, at which a labelled photo of neither
 coins nor dice (the card photos) is searched: a coin thrown on such a print makes its pips,
 numerals and borders into bars of its own length, which the check must learn are no coin on
-edge (session 42 found 40 false coins on edge among card pips at p 0.98 or more). From a
+edge (a check that never learned them confirmed card pips as coins on edge). From a
 table's camera (a coin about 0.035 of the frame) to a close phone photo."""
 
 

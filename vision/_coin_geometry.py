@@ -77,12 +77,8 @@ TILE_OVER_MARGIN = 10
 """A large image's circle search runs in tiles whose core side is at most this many times the
 margin they share with their neighbours (the largest radius and the least distance between
 centres). The transform's time grows faster than a tile's area, and a margin is searched twice,
-so the count of tiles decides: 9 made a 1280x960 frame at the table's scale (radii 12 to 34) 3 x 3
-tiles, 10 makes it 3 x 2, the same circles for 9.2 ms instead of 10.5 (18.1 searched whole), and
-the fine search's images (778 px, radii 7 to 17) 3 x 2 instead of 3 x 3, 4.1 ms instead of 4.6
-(7.2 whole); the calibrated search's (1024 px, radii 10 to 28) stay 3 x 2, 6.8 ms (10.7 whole).
-Session 29, 50 held-back scenes, one core; ``read_table`` read all 656 dev, held-back, coins-mmr
-and dice-rune55 images object for object as with 9. Cut 2 x 1, a frame took 14 ms."""
+so the count of tiles decides: at 10 a 1280x960 frame at the table's scale is cut 3 x 2, quicker
+than 3 x 3, 2 x 2, 2 x 1 or whole, with the circles of one whole search."""
 
 
 def hough_circles(

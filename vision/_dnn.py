@@ -14,7 +14,7 @@ def load_onnx(path: Path) -> cv2.dnn.Net:
 
     OpenCV 5 reads ONNX with a new graph engine by default; on these small convolutional
     networks the classic engine gives the same outputs (within 1e-5) in 15 to 30% less time
-    on one core (``BENCHMARKS.md``). OpenCV 4 has only the classic engine.
+    on one core (``docs/benchmarks/speed.md``). OpenCV 4 has only the classic engine.
 
     :raises FileNotFoundError: naming ``path`` when there is no such file.
     """

@@ -77,18 +77,15 @@ class CoinParams:
     work image (0: the work image): with a known scale small coins are searched for at their
     size there while colours are measured in the smaller work image, which costs less."""
     min_radius: float = 0.0125
-    """Smallest coin radius searched in the work image, as a fraction of the frame's long side
-    (16 px at 1280: 6 px in the work image, about the least the circle search finds)."""
+    """Smallest coin radius searched in the work image, as a fraction of the frame's long side (16
+    px at 1280: 6 px in the work image, about the least the circle search finds)."""
     small_radius: float = 0.009
-    """Smallest coin radius of a second, finer search in a larger image, as a fraction of the
-    long side (11.5 px at 1280, a coin 23 px across: a camera high over the table, such as the
-    rendered fixtures', where a dime is 32 px across). Made only where this is well below
-    ``min_radius`` (frames over about 1,000 px); ``min_radius`` or more turns it off. Without it,
-    uncalibrated reads of the held-back fixture scenes found 12% of their coins, with it 89%."""
+    """Smallest coin radius of a finer search in a larger image, as a fraction of the long side
+    (11.5 px at 1280: a camera high over the table). Made on frames over about 1,000 px;
+    ``min_radius`` or more turns it off."""
     small_radius_px: float = 11.0
     """The fine search's smallest radius is never below this many pixels: a coin 22 px across is
-    about the least whose face the coin model reads, and on small photos (640 px cards and dice)
-    a finer search found only card symbols and pips."""
+    about the least whose face the model reads, and smaller circles on small photos are print."""
     max_radius: float = 0.15
     """Largest coin radius searched, as a fraction of the frame's long side."""
     hough_dp: float = 2.0
@@ -102,131 +99,67 @@ class CoinParams:
     rim_ratio: float = 0.2
     """Centre offset (fraction of radius) under which an inner circle is the coin's own rim."""
     overlap_ratio: float = 0.93
-    """Two coins whose centres are closer than this share of their sizes' sum (radii to their
-    edges' middles, ``Circle.size_r``) overlap more than coins lying flat can: one rests on the
-    other, most often cocked against it (a wrong ruling if read, RULES A1), so neither is read
-    (flag ``overlapping``) and the players are asked. Measured on the sum of the radii to the
-    edges' outer flanks until session 26, at 0.88: the dev scenes at their scale flagged 19 of
-    21 pairs with a cocked coin (the other two cocked pennies read surely as a face) and 1 of 28
-    flat pairs (one lying a little over the other's rim). On the edges' middles at 0.93 (0.92 /
-    0.94 / 0.95: 17 / 21 / 21 cocked, 1 / 1 / 1 flat): 21 of 21 and the same 1 of 28; on 120
-    procedural training scenes never used before (60 with a leaning coin, 60 with touching
-    coins) 40 of 47 cocked pairs and 4 of 52 flat ones (0.88 on the flanks: 32 and 2). coins-mmr's
-    touching coins measure 1.006 and up (BENCHMARKS.md, session 26)."""
+    """Two coins whose centres are closer than this share of their sizes' sum (``Circle.size_r``)
+    overlap more than flat coins can: one rests on the other, so neither is read (``overlapping``;
+    RULES A1)."""
     erase_print: bool = True
-    """At a known scale (``circle_size`` set: the search for coins at their size in a large
-    image), paint the printed table's long thin marks over in the cloth's grey in the circle
-    search's copy of the frame first (``vision.print_erase``): the zones' outlines made most of
-    the search's edges, and so of its time (9.9 -> 6.1 ms on the 78 held-back scenes whose
-    markers give the scale, and 1.5 ms to paint: a frame read 2.4 ms sooner). Chosen on the dev
-    scenes at their scale (coins found 97.2% -> 97.1%, faces right 93.8% -> 94.0%, wrong 0.6% ->
-    0.4%), 150 fresh procedural scenes (found 96.8% -> 96.9%, faces 95.0% -> 95.4%) and 100
-    fresh Cycles ones (found 97.9% both, faces 92.2% both); the two dev coins lost are pennies
-    as dark as the cloth, one lying on a band whose edge was its rim (BENCHMARKS.md, session
-    29). In every search, without a scale too, it lost 3 of coins-mmr's 672 coins (close-ups on
-    plain cloth, where there is no print to paint): only at a known scale."""
+    """At a known scale (``circle_size`` set), paint the table's long thin print over in the cloth's
+    grey in the circle search's own copy of the frame (``vision.print_erase``): its edges are most
+    of the search's time."""
     refine: bool = True
     """Fit each circle to the coin's outer edge at full resolution (sizes matter)."""
     refine_radius: int = 40
     """Radius in pixels that coins are resampled to for fitting their edge."""
     min_support: float = 0.7
     """Share of a circle's outline that must show an edge (a leaning coin's ellipse shows less).
-    Chosen on the rendered dev scenes and coin-free photos (held-out dice, cards): 0.65 found
-    93.6% of dev coins with 117 false coins in 122 coin-free photos, 0.7 91.3% with 49, 0.75
-    88.8% with 36; coins-mmr finds 100% at any of them. With a calibrated scale the live reader
-    uses 0.65 (``vision.read.SCALED_MIN_SUPPORT``): sizes then rule out most false circles."""
+    With a calibrated scale the live reader uses 0.65 (``vision.read.SCALED_MIN_SUPPORT``)."""
     on_edge_at: float = 0.95
     """A bar of strong gradient about a coin long (``vision.edge_coins``) that the coin-on-edge
-    check finds a coin on its edge with at least this probability is reported so (no value, no
-    confidence: the players are asked). 1.01 turns the check off. Chosen (session 43, for the
-    check that learned card prints at coin sizes) on the dev scenes read as ``referee read``
-    reads them and on the card photos with coins pasted (``benchmarks/backgrounds_bench.py``'s
-    validation draws): at 0.9 / 0.95 / 0.98 it reports 14 / 14 / 13 of the dev scenes' 24 coins
-    on edge, 1 / 0 / 0 bars elsewhere there, and 3 / 3 / 2 card-print bars as coins on edge in
-    two draws on 75 card photos (session 15's check at 0.98: 16 of the coins, none elsewhere,
-    94 print bars)."""
+    check scores at least this is reported on its edge (no value; the players are asked). 1.01 turns
+    it off."""
     weak_support: float = 0.55
     """A circle with less edge than ``min_support`` but at least this share is kept when the
     appearance model is sure it is a coin (``weak_not_coin``): a silver coin on a pale cloth
     shows its rim's edge on only part of its outline."""
     weak_not_coin: float = 0.001
-    """Such a weakly edged circle is kept only when the model's not-a-coin probability is below
-    this. On the dev scenes (at their scale and without) 79 circles on coins and 72 elsewhere
-    had such weak edges; the model gave 44 of the coins 0.0001 or less, the others 0.28 and up;
-    on the coin-free photos (dice, cards) the least was 0.0009. At 0.001 dev coins found 94.9
-    -> 95.8% at scale, 93.6 -> 94.8% without; coin-free photos' false coins 50 -> 51."""
+    """Such a weakly edged circle is kept only when the model's not-a-coin probability is below this
+    (true coins score 0.0001 or less, other circles 0.28 and up)."""
     size_sigma: float = 0.03
-    """Spread of measured/true diameter (log scale) allowed for a denomination (a dime is 6%
-    smaller than a penny). On the Cycles dev fixtures 0.03 read 95.5% of denominations right,
-    0.045 (before coins were measured at their own scale) 94.5%, 0.025 95.0%."""
+    """Spread of measured over true diameter (log scale) allowed for a denomination (a dime is 6%
+    smaller than a penny)."""
     size_gain: tuple[float, float] = (0.95, 1.12)
-    """With a known scale, how much larger or smaller than true (measured over true diameter)
-    this frame's coins may all look. A camera off to the side sees a coin's rim wall and its
-    shadow join its outline, and a blurred frame spreads every edge, so coins may measure a few
-    percent large (the dev scenes' coins, by their edges' outer flanks: 5% at the median;
-    by their middles, as sized now: 0.2%); the factor that best explains every coin together is
-    found within this range. ``(1.0, 1.0)`` takes the calibrated scale as exact."""
+    """With a known scale, how much larger or smaller than true all of a frame's coins may look (rim
+    walls, shadows and blur join the outline); the factor that best explains every coin is found
+    within it."""
     size_gain_sigma: float = 0.04
     """Prior spread (log scale) of that factor around 1: one coin alone barely moves it, several
     coins of known relative sizes do."""
     size_at_edge_middle: bool = True
-    """Size each coin by the middle of its outer edge (``Circle.size_r``), not by the circle
-    through the edge's outer flank (``Circle.r``, where the coin model looks). The flank lies
-    further out the more the edge is blurred, and blur differs from coin to coin (focus, a coin
-    still sliding, a dark coin's soft edge): on the dev scenes' 1,226 flat coins, by the true
-    scale, flanks measured 3.5% large where the edge was sharpest (525 coins) and 7.1% where it
-    was most blurred (173), 4.3% on quarters and 5.3% on dimes (a dime is 6% smaller than a
-    penny); middles 0.0 to 0.3% on each, and spread less (0.025 against 0.030, log scale).
-    Denominations at the dev scenes' scale 98.4 -> 98.9% (markers' scale 97.6 -> 98.0%); the
-    scenes blurred as by a camera out of focus (Gaussian sigma 1.5 px) 93.4 -> 95.8% (91.8 ->
-    94.3%). BENCHMARKS.md, session 23."""
+    """Size each coin by the middle of its outer edge (``Circle.size_r``), not the circle through
+    the edge's outer flank (``Circle.r``, where the coin model looks): blur moves the flank
+    outwards."""
     colour_against_white: bool = True
-    """Judge coins' colour against the printed table's white where its corner markers are in
-    the frame (``find_coins``'s ``white``: ``vision.read.read_table`` measures it), not against
-    the cloth (``colour_table_chroma``): the markers' white cells are paper under the coins'
-    own light, whatever the cloth's colour. Denominations at the dev scenes' scale 98.9 ->
-    99.4% (pennies had read as nickels on green or red cloth, silver as copper on red), at the
-    markers' scale 98.0 -> 98.3%; the held-back scenes' at their scale 98.4 -> 99.1%.
-    BENCHMARKS.md, session 24."""
+    """Judge coins' colour against the printed table's white where its markers are in the frame
+    (``find_coins``'s ``white``), not against the cloth: the markers' white is paper under the
+    coins' light."""
     colour_weight: float = 1.0
     """Weight of the colour evidence against size and appearance."""
     colour_table_chroma: float = 15.0
-    """Coin colour is measured relative to the table, which assumes a table of no strong colour:
-    on a cloth of chroma ``c`` (OpenCV 8-bit Lab) the table is the white reference only in part,
-    ``t = 1 / (1 + (c / colour_table_chroma) ** 2)``, the rest being the camera's own white
-    balance, and the colour evidence is weighted by ``t`` (:func:`against_table`): a silver coin
-    on red felt looks green-blue against it. 0 takes colour relative to any table at full
-    weight. On the Cycles dev fixtures (felt of every colour) 15 read 95.9% of denominations
-    right (95.5% when the table was the whole reference, 95.0% with 0)."""
+    """On a cloth of chroma ``c`` (8-bit Lab) the table is the colour reference only by
+    ``t = 1 / (1 + (c / colour_table_chroma) ** 2)``, the camera's white balance the rest, and
+    colour weighs ``t`` (:func:`against_table`)."""
     appearance_weight: float = 1.0
     """Weight of the appearance model's kind evidence when the scale is estimated."""
     appearance_weight_scaled: float = 0.4
     """Weight of the appearance model's kind evidence when the scale is known (size decides)."""
     scale_outlier: float | None = -20.0
-    """Without a known scale, the log-likelihood (on the scale of a coin's size, appearance and
-    colour evidence together, 0 for a perfect fit) at which a circle may be one that no coin
-    explains while the scale is estimated from the circles' sizes (``estimate_scale``). ``None``:
-    every circle is taken for a coin there, and one false circle could outvote the true coins,
-    since a size that fits no coin costs without bound: on a card photo two pennies and a nickel
-    beside a club's lobe, which no coin's size explains at the true scale, gave a scale that made
-    the pennies dollar coins ("other", no face read) so that the lobe could be a dime. Real coins
-    of coins-mmr's validation photos pasted onto other photos (``benchmarks/backgrounds_bench.py``,
-    BENCHMARKS.md, session 40), two draws each: on the card photos denominations right 76.4 /
-    81.3% -> 82.7 / 84.0%, faces 71.6 / 76.4% -> 77.3 / 78.2%; on the dice photos one coin more. -10
-    read a few more of those (82.2 / 86.7%) but, in a dev scene of a tilted camera without
-    markers whose coins' sizes spread by a fifth, took two true coins for outliers and read a
-    nickel and a penny as dimes (unsurely): -20 and -30 read every dev scene as without it.
-    coins-mmr itself, every circle a coin, reads the same."""
+    """Without a known scale, the log-likelihood at which a circle may be one no coin explains while
+    the scale is estimated (``estimate_scale``), so one false circle cannot drag it. ``None``: every
+    circle a coin."""
     tilted_search: bool = False
-    """Whether to look for coins leaning or on their edge as elongated patches unlike the table
-    (``tilted_coins``). Off: what such coins show is found by other means (a coin on its edge by
-    the coin-on-edge check, ``on_edge_at``; one leaning on another by the look beneath it and its
-    overlap, ``look_beneath``), and the patches it took for them were other things. Measured in
-    session 39 (BENCHMARKS.md) with ``benchmarks/coins_bench.py --fixture-splits dev``: on the
-    dev scenes every one of its reports lay on no coin that is not flat (precision at the table's
-    scale 98.9% -> 100.0%, without a calibration 98.8% -> 99.9%), the coins on edge, cocked and
-    moving reported exactly as with it; on the 122 coin-free photos false coins 36 -> 31, and on
-    the 150 card photos 22 pips and streaks of wood reported as leaning coins or on edge."""
+    """Whether to look for coins leaning or on edge as elongated patches unlike the table
+    (``tilted_coins``). Off: such coins are found by the coin-on-edge check and the look beneath;
+    the patches were other things."""
     tilted_colour: float = 18.0
     """Lab distance from the table above which a patch may be a tilted coin."""
     tilted_ratio: float = 0.75
@@ -238,33 +171,17 @@ class CoinParams:
     tilted_size: tuple[float, float] = (0.65, 1.35)
     """A tilted coin's long axis, as fractions of a typical round coin's diameter."""
     edge_anchor: float = 0.01
-    """With no known scale (no calibration, no markers), coins on their edge (``on_edge_at``) are
-    looked for only beside a round coin whose not-a-coin probability is below this, as tilted
-    ones were (``tilted_anchor``): they are sized against the round coins, and on the card
-    photos a numeral passing for a coin made card edges and pips in a row bars of a coin's
-    length. Measured in session 39 (BENCHMARKS.md): the card photos' coins on edge 17 -> 4, the
-    coin-free photos' false coins 31 -> 26; the dev scenes read without a calibration or markers
-    lose 1 of their 13 coins on edge reported (no round coin there below 0.1 either), and at a
-    known scale nothing changes. 1.0 turns it off."""
-    unanchored_not_coin: float = 0.1
-    """In a frame of no known scale where no round coin is one the model is sure of (not-a-coin
-    under ``edge_anchor``), a circle is kept only when its not-a-coin probability is under this
-    (else under ``not_coin``): a lone doubtful circle in such a frame is most often a card's
-    pip, a die's face or a ring in a print. Every coins-mmr photo and every dev scene with a
-    coin has a sure one. Measured in session 39 (BENCHMARKS.md): false coins on the coin-free
-    photos 26 -> 12 (photos with any 18 -> 9), on the card photos 37 -> 16; coins-mmr and the dev
-    and held-back scenes at their scale the same; without a calibration one moving coin (dev)
-    and one flat coin (held back) fewer found, each in a scene with no sure coin; coins cut out
-    alone as close-ups found as many or more, with fewer false coins beside them. 1.0 turns it
+    """With no known scale, coins on their edge are sought only beside a round coin whose not-a-coin
+    probability is below this: they are sized against it, and card print in a row made bars. 1.0:
     off."""
+    unanchored_not_coin: float = 0.1
+    """In a frame of no known scale with no round coin the model is sure of (under ``edge_anchor``),
+    a circle is kept only under this not-a-coin probability (a lone doubtful circle is mostly print
+    or a die)."""
     tilted_anchor: float = 0.01
-    """With ``tilted_search``, tilted coins are looked for only beside a round coin whose
-    not-a-coin probability (the appearance model's) is below this, and sized against such
-    coins: a dice photo's false circle made every die seen at a slant a "leaning coin". Every
-    coins-mmr photo and every dev scene with a coin found has such an anchor at 0.01 (two dev
-    scenes lose theirs at 0.001); dev scenes' tilted coins reported are the same at 1.0, 0.1
-    and 0.01, and false coins on the coin-free photos (held-out dice, unseen cards) fell 55 ->
-    45 -> 36. 1.0 turns the need for an anchor off."""
+    """With ``tilted_search``, tilted coins are sought only beside a round coin whose not-a-coin
+    probability is below this, and sized against such coins. 1.0 turns the need for an anchor
+    off."""
     appearance_agree: float = 0.5
     """Below this appearance probability of the chosen denomination the confidence is scaled
     down in proportion (0 turns the check off): evidence that disagrees makes a read unsure."""
@@ -273,9 +190,7 @@ class CoinParams:
     (the appearance model's cascade reads no face for such a circle: ``vision._coin_model``)."""
     coin_doubt: bool = True
     """Whether a kept circle's confidence is also scaled by the model's probability that it is a
-    coin at all (``1 - p(not a coin)``). Without it a circle the model half thinks is no coin
-    (a blurred die on magenta cloth, a ring in a card's art: not-a-coin 0.41 to 0.47) was read
-    as a sure penny (0.99), since the denomination is chosen among coins only."""
+    coin at all (``1 - p(not a coin)``), since the denomination is chosen among coins only."""
     face_min: float = 0.75
     """Below this face probability the face is reported as ``None`` (unsure)."""
     confident: float = CONFIDENT
@@ -289,20 +204,13 @@ class CoinParams:
     """Folder with ``coin_face.onnx`` and ``coin_face.json`` (and the model's halves that
     ``coin_face.json`` names, if it names any: ``vision._coin_model``)."""
     chroma_search: bool = True
-    """Without a known scale, look for coins in the reduced frame's chroma too, apart from the
-    circles found in grey (``vision.colour_coins.chroma_circles``): on a speckled carpet or
-    grained wood the background's grey edges hide a coin's outline, and its even colour does
-    not. A circle seen only there is kept at ``colour_not_coin``. At a known scale (a
-    calibrated or marked table: coins on its printed sheet) it is not made: on the rendered
-    tables it found no coin the other searches missed, for about 4.5 ms a frame."""
+    """Without a known scale, also look for coins in the reduced frame's chroma
+    (``vision.colour_coins.chroma_circles``): on speckled or grained backgrounds a coin's grey
+    outline is lost, its even colour is not."""
     agreed_fit: bool = True
-    """Without a known scale, fit a lone coin whose outermost edges mostly miss the circle
-    through them again, on the edges near the circle most of its rays agree on
-    (``vision._coin_geometry.refine_circles``'s ``agreed``): on a speckled carpet, a knit or a
-    card's print the background's edges just outside a coin pass for its outermost edge, and
-    the circle fitted through them is too large for the coin model to believe. At a known scale
-    (coins on the table's printed sheet) it is not done: the dev scenes' denominations there
-    were 99.6% without its first form, 99.1% with it (session 42)."""
+    """Without a known scale, refit a lone coin whose outermost edges mostly miss their circle on
+    the circle most of its rays' edges agree on (``refine_circles``'s ``agreed``): texture just
+    outside it passes for its rim."""
     colour_search: bool = True
     """Look for coins as light as the cloth, which have no outline in grey, where the reduced
     frame shows a patch of another colour that no circle found in grey explains
@@ -468,8 +376,7 @@ def size_loglik(radii_px: np.ndarray, mm_per_px: float, sigma: float | np.ndarra
 # Silver coins spread along b* (blue to yellow) with the light's colour: under the rendered
 # fixtures' tinted lamps they measure down to b* -8, where a narrower model (b* 4 +- 2.5) left
 # both kinds' colour evidence at its floor, and a silver dime measured large was read as a
-# penny. The wider model (chosen on the validation parts: denominations on the Cycles and
-# procedural scenes 92.3% -> 93.8%, 96.0% -> 97.0%; coins-mmr's unchanged) keeps the evidence.
+# penny. The wider model (chosen on the validation parts) keeps the evidence.
 SILVER = (1.0, 0.0, 2.0, 2.0, 4.5)
 DEFAULT_COLOURS: dict[str, list[tuple[float, float, float, float, float]]] = {
     # weight, mean a, mean b, sd a, sd b

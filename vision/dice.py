@@ -74,65 +74,39 @@ class DiceParams:
     """Thresholds for ``find_dice``."""
 
     det_long_sides: tuple[int, ...] = (512, 192)
-    """The finder sees the frame scaled so its long side is each of these (multiples of 32):
-    the larger finds small dice (from about 25 px in a 1280x960 frame), the smaller close-ups."""
+    """The finder sees the frame scaled so its long side is each of these (multiples of 32): the
+    larger finds small dice (from about 25 px in a 1280x960 frame), the smaller close-ups."""
     det_threshold: float = 0.3
     """Lowest finder centre score that makes a candidate die."""
     det_threshold_scaled: float = 0.25
-    """The same when the scale is known (``mm_per_px`` given, from a calibration or estimated
-    from the coins), if lower than ``det_threshold``: box sizes then rule out most of what the
-    finder takes for a die. On the dev scenes at the table's scale, 0.3 / 0.25 / 0.2 found
-    95.8% / 97.6% / 98.2% of the flat d6, with 7 / 13 / 26 reads on no die in 220 scenes
-    (21 of the 32 dice missed at 0.3 scored 0.23 to 0.29: clear dice beside another or near
-    printed zone names)."""
+    """The same when the scale is known (a calibration's, or estimated from the coins), if lower
+    than ``det_threshold``: box sizes then rule out most of what the finder takes for a die."""
     fine_long_side: int = 1024
-    """A photo (no known table: ``find_dice``'s ``table`` false) whose long side is at least
-    this is also looked at with its long side this many pixels: a wide photo shows its dice
-    small, and a 25 px die in a 1280x960 frame is 10 px to the finder at 512, too few to be found
-    surely. That finer look adds only dice the first look did not find (``fine_threshold``,
-    ``fine_largest``), and never makes them sure. dice-rune55's photos set in a 1280x960 frame
-    with their median die 25 and 35 px across, read as ``referee read`` reads them (no scale):
-    found 80.7% -> 86.0% and 88.3% -> 89.6%, read right 73.0% -> 76.7% and 80.5% -> 82.6%; the
-    dev scenes read as photos 96.5% -> 96.7% (BENCHMARKS.md, session 32). A known table's frame
-    is read as before (its scale sets the passes, and its time the speed target); so are photos
-    smaller than this. 0 turns it off."""
+    """A photo of no known table whose long side is at least this is also read with its long side
+    this many pixels, for small dice (a 25 px die is 10 px to the finder at 512); its dice are never
+    sure. 0: off."""
     fine_threshold: float = 0.5
-    """Lowest finder score that makes a candidate in the finer look (``fine_long_side``): printed
-    letters and a die's pips look die-sized there. Taking the finer look's candidates at the
-    usual threshold, and as the first look's rivals, cost the dev scenes read as photos 4 points
-    of precision (99.4% -> 95.4%)."""
+    """Lowest finder score that makes a candidate in that finer look: there printed letters and pips
+    look die-sized."""
     fine_largest: float = 0.04
     """The finer look takes only boxes smaller than this share of the frame's long side: a larger
     die is the first look's to find."""
     coarse_min_side: float = 0.05
-    """The passes after the first (the coarser ones, for close-ups) take a candidate only when
-    its box is at least this share of their long side: a smaller die is the first pass's to
-    find. On the dev scenes the coarse pass's smaller boxes were printed zone names and markers
-    (1,962 of its 2,064 candidates lay on no object), each read by the reader for nothing:
-    0.05 cut the crops read from 18.5 to 12.0 a frame with the same reads on dice-rune55 and on
-    the dev scenes but one more read on no die at their scale (0.04 kept most of those
-    candidates, 0.06 lost dice-rune55 reads). 0 takes every candidate."""
+    """The passes after the first (for close-ups) take a candidate only when its box is at least
+    this share of their long side: their smaller boxes are print and markers. 0 takes all."""
     coarse_from: float = 0.1
-    """With a known scale, the passes after the first are made only when a die's box may be
-    larger than this share of the frame's long side (``size_mm``'s largest at that scale): the
-    first pass finds smaller ones (on dice-rune55 it boxed dice up to 0.2 of the long side,
-    0.108 at the 90th percentile). A camera over the whole table sees dice of 0.05 of it, and
-    the coarse pass cost it 0.7 ms a frame for nothing."""
+    """With a known scale, the passes after the first are made only when a die's box may be larger
+    than this share of the frame's long side: the first pass finds smaller ones."""
     max_dice: int = 64
-    """Most candidates read in one frame, counted once duplicates are dropped (counted before, in
-    trays of 30 dice the duplicates took real dice's places: dice-rune55 found 96.0% -> 96.7%)."""
+    """Most candidates read in one frame, counted once duplicates are dropped (so duplicates in a
+    crowded tray do not take real dice's places)."""
     close_look: float = 1.5
     """Where the first look's map holds a shoulder beside a small die (``shoulder``), the finder
-    looks again, this many times closer, at a square around it, and its boxes there compete with
-    the first look's. Two touching dice of 25 to 30 px in a 1280x960 frame often make one peak:
-    on the dev scenes at their scale, 9 of the 22 flat d6 missed had no candidate at all, each
-    beside another die. Chosen on dice-rune55's validation photos and the dev scenes (BENCHMARKS.md,
-    session 14): dev d6 read right 91.4% -> 93.3% (at their scale 93.0% -> 95.4%), validation
-    photos 82.9% -> 83.4%, for about 0.4 ms a frame. 0 turns it off."""
+    looks again this many times closer there: two touching dice often make one peak. 0 turns it
+    off."""
     shoulder: float = 0.4
-    """A shoulder is what is left of the first look's map above the threshold, and highest around
-    it, once a disk of this share of each peak's box side is taken off around the peak (0.3 /
-    0.4 / 0.5 / 0.6 measured: 0.4 read the most validation and dev dice right)."""
+    """A shoulder is what stays above the threshold, and highest around it, once a disk of this
+    share of each peak's box side is taken off around the peak."""
     close_look_below: float = 24.0
     """Only dice smaller than this, in the first look's finder pixels, are looked at again."""
     close_look_px: int = 96
@@ -144,175 +118,79 @@ class DiceParams:
     min_value_prob: float = 0.55
     """Below this raw read probability (face times "is a die"), ``value`` is ``None`` (unsure)."""
     unsure_not_die: float = 0.2
-    """A candidate left without a value (and with no flag) whose "not a die" probability is
-    above this is dropped: no read, and the reader doubts it is a die at all. Such candidates
-    were true dice about half the time, and card pips, printed marks and dice's side faces the
-    rest (on the 150 card photos, never trained on, 1,473 dice were reported, none sure). On the
-    validation parts, recall / precision with this at 1.0 (off), 0.2 and 0.1: dice-rune55's
-    validation photos 96.3 / 91.1%, 95.5 / 93.0%, 94.8 / 93.6%; the fixtures' dev scenes
-    96.7 / 98.3%, 96.5 / 99.0%, 96.2 / 99.2%, at their scale 98.5 / 97.3%, 98.2 / 98.8%,
-    98.0 / 99.1%. Dice read right are the same or more (a false box no longer takes a die's
-    label); 0.2 loses fewer dice for about the same precision."""
+    """A candidate left without a value (and with no flag) whose "not a die" probability is above
+    this is dropped: unread, and doubted as a die (card pips, print, side faces)."""
     faint_not_die: float = 0.05
-    """In a read of no known scale (``mm_per_px`` none), a candidate left without a value (and
-    with no flag) whose "not a die" probability is above this and whose finder score is under
-    ``faint_score`` is dropped: a faint box the reader cannot read and half doubts. Such were
-    most false dice on the 150 card photos (spades, clubs, corner indices: 134 of the 207 dice
-    ``read_table`` reported there had no value), and the false dice on close-ups of coins. A
-    frame whose dice give their own scale is read again at it, where this does not apply: on
-    dice-rune55 and the dev scenes ``dice_bench`` prints the same figures line for line; the
-    held-back scenes as photos lose one d8 found, read wrong before. Only found dice with no
-    value are lost, never a read. Chosen in session 39 (BENCHMARKS.md) on the real photos in
-    other conditions (``photo_conditions_bench.py``, every second photo: read right the same in
-    every condition, found 0.3 points fewer in the dark; at 0.02 and 0.6, 0.8 points fewer for no
-    more precision) and on the card photos (unvalued dice 134 -> 49; at 0.02 and 0.6, 24). 1.01
+    """With no known scale, a candidate left without a value (and with no flag) whose "not a die"
+    probability is above this and finder score under ``faint_score`` is dropped (card symbols). 1.01
     turns it off."""
     faint_score: float = 0.5
     """See ``faint_not_die``."""
     overlap_iou: float = 0.5
     """Two candidates overlapping more than this are one die."""
     wider_look: float = 1.6
-    """A candidate the reader finds no die in, but not surely none, and smaller than the frame's
-    dice is read again in a box this many times as large, and kept, with that box, where the
-    reader is sure enough of a read there: the finder sometimes boxes only the middle of a die
-    (its top face, or the pip of a "1"), too tight a crop for the reader to see a die. On the
-    dev scenes at their scale, keeping every wider box the reader found a die in, 7 of the 15
-    flat d6 missed were found (1.4 and 1.8 the same), but so were printed marks. 1 turns it off."""
+    """A candidate the reader finds no die in (not surely) and smaller than the frame's dice is read
+    again in a box this many times as large: the finder sometimes boxes only a pip. 1 turns it
+    off."""
     wider_look_read: float = 0.97
-    """The wider box is kept only when the reader's probability of its likeliest read (a face,
-    or cocked) is at least this. At 0.9 it also took a moving coin and a penny for a "1" on the
-    held-back scenes (read alone, without the coins' places). At 0.97 (BENCHMARKS.md, session
-    17): dice read right on dice-rune55's validation photos 83.2% -> 83.4%, on the dev scenes
-    at their scale 736 -> 738 of 776 flat d6, no false die on either, precision unchanged."""
+    """The wider box is kept only when the reader's probability of its likeliest read (a face, or
+    cocked) is at least this."""
     wider_look_not_die: float = 0.98
-    """Only a candidate whose "no die" probability is below this is looked at wider, and
-    ``wider_look_below``: only one smaller than this share of the median side of the frame's
-    candidates the reader takes for dice (none without such a candidate). Both spare time:
-    every frame has candidates on printed marks that the reader rejects (6.9 a held-back scene,
-    1.6 times the crops read), and a second look at each cost about 3 ms a frame. On the dev
-    and held-back scenes (each read with and without its scale) and a third of dice-rune55, of
-    4,828 rejected candidates 6 were kept wider (the pip of a "1" 0.94 to 0.98 "no die", a
-    printed mark 0.99 and more); the two limits leave 15% of the 4,828 to read again, and 5 of
-    the 6 (the sixth, a die of its frame's size, is lost)."""
+    """Only a candidate whose "no die" probability is below this (and smaller than
+    ``wider_look_below``) is looked at wider: the candidates on printed marks are rejected surely
+    and skipped."""
     wider_look_below: float = 0.8
-    """See ``wider_look_not_die``."""
+    """Only a candidate smaller than this share of the median side of the frame's dice is looked at
+    wider (none where the frame has no die); see ``wider_look_not_die``."""
     temperature: float = 1.0
-    """Softens the reader's face probabilities into calibrated confidences (fitted on the
-    trained part of the photos by ``benchmarks/dice_bench.py --fit-temperature``)."""
+    """Softens the reader's face probabilities into calibrated confidences (fitted on the trained
+    part of the photos by ``benchmarks/dice_bench.py --fit-temperature``)."""
     reader_turns: int = 1
-    """The reader sees each crop turned by this many quarter turns (1, 2 or 4) and its
-    logits are averaged: a die's face reads the same at any quarter turn, a guess does not.
-    One turn for the shipped reader: with four, an earlier training of it read 0.1 points more
-    dice right on dice-rune55 at three times the time."""
+    """The reader sees each crop at this many quarter turns (1, 2 or 4), logits averaged: a face
+    reads the same at any quarter turn, a guess does not. Each turn costs a reader run."""
     larger_first: bool = False
-    """When one candidate's centre lies inside another, keep the larger: the finder often
-    boxes one pip of a large die, and a lone pip reads like a small "1". Off by default: on the
-    validation part it left more dice unsure than it saved from a wrong read."""
+    """When one candidate's centre lies inside another, keep the larger (the finder often boxes one
+    pip of a large die). Off: it left more dice unsure than it saved from a wrong read."""
     small_ratio: float = 0.0
-    """A die smaller than this share of the median size of the frame's dice (three or more)
-    is left unsure: in one throw the dice are one size, so a much smaller one is most often a pip.
-    0 turns it off, the default: fixture tables mix 12 and 16 mm dice, and on the validation
-    part it left right reads unsure."""
+    """A die smaller than this share of the median size of the frame's dice (three or more) is left
+    unsure, being most often a pip. 0 (off): tables mix 12 and 16 mm dice."""
     confident_at: float = 0.9951
-    """The raw read probability (face times "is a die") at and above which reads were right
-    at least 99.5% of the time on each validation part (``vision._dice_split.is_validation``,
-    never trained on), the stricter of the two; confidences are rescaled so that this maps to
-    ``CONFIDENT`` (fitted by ``benchmarks/dice_bench.py --fit-confident``): for the shipped
-    16-class reader (session 7) dice-rune55's validation photos set 0.9944 (61 reads, none wrong),
-    the fixtures dev validation scenes 0.9742 (105 reads, none wrong). Refitted in session 14,
-    when the limit on candidates (``max_dice``) let crowded trays' dice be read: 0.9947
-    (dice-rune55's validation photos 53 reads, fixtures dev 113 with the closer look, none wrong).
-    Refitted in session 19 for the finder of that session (its boxes change the reads): 0.9951
-    (dice-rune55's validation photos 51 reads, fixtures dev 115, none wrong)."""
+    """The raw read probability at and above which at most 0.5% of reads were wrong on each
+    validation part, the strictest; it maps to ``CONFIDENT`` (``benchmarks/dice_bench.py
+    --fit-confident``)."""
     confident_at_table: float = 0.9733
-    """``confident_at`` for a frame of a known table (``find_dice``'s ``table``: read with a
-    calibration, or at the scale of the printed table's corner markers), a camera over the
-    players' own table. Fitted as ``confident_at`` is (``--fit-confident``) on the validation
-    parts that look like it: the fixtures' dev validation scenes read at their scale (0.9733:
-    120 reads, none wrong) and dice-rune55's grey validation photos of a few dice each, close up
-    or from the side (0.9280: 103 reads, none wrong), the stricter. ``confident_at`` is set by
-    dice-rune55's colour trays, dozens of dice heaped in a bowl and photographed from the side,
-    where a die's side face is read as a die of its own (15 of the 18 wrong reads at or above
-    0.9733 on all of dice-rune55's photos): what a camera over a table does not see. At the
-    held-back scenes' scale 215 reads are sure at this (one wrong: a cocked die read as a 5),
-    against 47 at ``confident_at``; the dice games need 1, 0 and 1 answers instead of 4, 8 and 7
-    (BENCHMARKS.md, session 23)."""
+    """``confident_at`` for a frame of a known table (a calibration's or the markers' scale), fitted
+    on the validation parts that look like one; lower, since a camera over a table sees no heap of
+    dice."""
     cocked_doubt: float = 0.7
-    """A read not sure by the photos' threshold (``confident_at``) whose die the cocked-die check
-    finds cocked with at least this probability, but under ``cocked_at``, keeps its face but is
-    never sure (the players confirm it): on a known table such a read may still be sure by
-    ``confident_at_table``, and a die leaning on another shows a face too. Chosen on the dev
-    scenes and 250 fresh scenes at their scale (BENCHMARKS.md, session 29): at 0.5 / 0.7 / 0.9
-    the sure reads wrong 4 -> 2 / 2 / 3 of 1,289 (dev 613, fresh Cycles 259, fresh procedural
-    417), sure reads 17 / 10 / 6 fewer; the two left at 0.7 are a die leaning on another that
-    the check scores 0.35 and a second box on a flat die, on its side face. The live fixture
-    games' sure reads are the same. 1.01 turns it off."""
+    """A read not sure by ``confident_at`` whose die the cocked-die check finds cocked with at least
+    this (but under ``cocked_at``) keeps its face but is never sure. 1.01 turns it off."""
     cocked_at: float = 0.98
-    """An unsure read whose die the cocked-die check (``vision.cocked``, when the model folder
-    has it) finds cocked with at least this probability is flagged ``cocked`` (no value, no
-    confidence: the players are asked). 1.01 turns it off. Chosen on the dev scenes and
-    dice-rune55's validation photos; with the reader's own "cocked" class alone 8 of 22 found
-    cocked dice were flagged on the dev scenes, and 4 of 822 flat ones. With the shipped check
-    at 0.9 / 0.95 / 0.98: cocked 17 / 17 / 16 of 22, flat dev dice flagged 16 / 11 / 7 of 822
-    (at 0.98 the reader's 4, and 3 more, 2 of them beside a cocked die, whose throw is no good
-    either), flat validation photos' dice 2 / 1 / 1 of 388."""
+    """An unsure read whose die the cocked-die check (``vision.cocked``, when the model folder has
+    it) finds cocked with at least this is flagged ``cocked`` (no value; the players are asked).
+    1.01: off."""
     d8_confident_at: float = 0.9837
-    """The same as ``confident_at`` for an eight-sided die's face read by ``vision.d8_faces``:
-    its probability of the face, times the reader's that the die is a d8 (not a d6, not
-    cocked; 1 on a table of d8 only) and that it is a die at all. Fitted on the fixtures' dev
-    scenes, never trained on (``benchmarks/dice_bench.py --fit-d8-confident``): for session
-    17's d8 reader (18,200 training dice) 0.9785, 27 of 76 d8 read on any table and 28 on a
-    table of d8 sure, none wrong (session 16's, on 8,600 dice: 0.9801, 21 and 16). Refitted in
-    session 19 for that session's finder, whose boxes on d8 are closer, and now also on the
-    scenes read at their scale, as the live referee reads them (the stricter fit): 0.965, 45 of
-    77 d8 read on any table and 46 of 83 on a table of d8 sure at their scale, none wrong (0.928
-    without the scale). Refitted in session 26, when doubtful faces came to be read again at
-    four quarter turns (``d8_doubt_turns``): 0.8716, 58 of 77 and 58 of 82 sure at their scale,
-    none wrong (0.829 and 0.845 without the scale). Session 27 found that threshold good for one
-    style of d8 only: on fresh procedural scenes, whose numerals are drawn otherwise than the
-    Cycles renders the reader learned, 11% of the sure d8 reads were wrong, some at 0.998. Fitted
-    since on both styles, the stricter (``--fit-d8-confident --fit-scenes``: the dev scenes and
-    200 fresh procedural scenes rich in d8), for session 27's reader, which learned both: 0.9985
-    (the dev scenes allow 0.8771; the procedural ones, 338 of 871 d8 sure, 1 wrong, set it).
-    Session 28's reader (session 27's trained on with 5,800 more procedural d8): 0.9889 by the
-    same fit (the dev scenes allow 0.8463; the procedural ones, 547 of 871 sure, 2 wrong, set
-    it); on 100 other procedural scenes never used (455 d8) 230 sure, none wrong, where session
-    27's reader at 0.9985 had 109. Session 34's reader (session 28's trained on with 400 fresh
-    Cycles sheets and 300 procedural scenes): 0.9837 by the same fit (the dev scenes allow
-    0.8459; the procedural ones, 501 of 810 sure on any table, 2 wrong, set it, where session
-    28's had 473); on scenes no training or fit used, as many read right or more and more sure,
-    one sure wrong face fewer (BENCHMARKS.md, session 34)."""
+    """``confident_at`` for an eight-sided die's face read by ``vision.d8_faces`` (face probability
+    times the reader's that it is a flat d8 and a die), fitted on two drawings of numerals."""
     d8_turns: int = 1
     """The d8 face reader sees each crop at this many quarter turns (1, 2 or 4), its logits
-    averaged. On the dev scenes' d8 its first choice was right for 78.9% / 80.3% / 84.2%
-    of them at 1 / 2 / 4 turns, but about as many were sure (12 / 12 / 13 at 0.99), and each
-    turn costs about 2 ms a die on one core: one."""
+    averaged; each turn costs about 2 ms a die, so the first read is made at one."""
     d8_doubt_turns: int = 4
-    """An eight-sided die's face read less surely than ``d8_doubt_below`` (the d8 reader's
-    probability times the reader's that it is a d8 and a die) is read again at the quarter turns
-    of this many (1, 2 or 4) not yet seen, and the logits averaged: a numeral reads the same at
-    any quarter turn, a guess does not. Only the doubtful ones, since each turn costs about
-    1.7 ms a die on one core. On the dev scenes' 77 d8 (BENCHMARKS.md, session 26) read right
-    81.8% -> 87.0%, at 2 and at 4 turns alike, but at 4 more were sure after the refit of
-    ``d8_confident_at`` (58 against 54, none wrong). 1 turns it off."""
+    """A d8 face read less surely than ``d8_doubt_below`` is read again at the quarter turns of this
+    many (1, 2 or 4) not yet seen, the logits averaged. 1 turns it off."""
     d8_doubt_below: float = 0.999
-    """See ``d8_doubt_turns``: a little over ``d8_confident_at``, so that every face not sure at
-    one turn is read again (session 27: at 0.965, the threshold of the first fit, the dev scenes'
-    sure d8 reads were 24 of 77 instead of 29, for 8 ms less on a frame with d8)."""
+    """See ``d8_doubt_turns``: a little over ``d8_confident_at``, so that every face not sure at one
+    turn is read again."""
     d8_closer_look: bool = True
-    """An eight-sided die's face still doubtful after ``d8_doubt_turns`` is read again, at those
-    turns, in the boxes the finder gives looking closer at it (``doubt_look_px``) near its
-    centre and not much smaller (``doubt_look_smallest``), the surest read kept with its box.
-    On the dev scenes' 77 d8 (BENCHMARKS.md, session 26) read right 87.0% -> 93.5%, sure at
-    their scale 58 -> 67 (refit allowed 0.8448; ``d8_confident_at`` kept at the stricter 0.8716,
-    since the surest of several reads is a maximum); about 9 ms more on frames with a doubtful
-    d8. Candidates read at one turn instead of four: 90.9%, and a sure wrong read."""
+    """A d8 face still doubtful after ``d8_doubt_turns`` is read again, at those turns, in the boxes
+    of a closer look near its centre (``doubt_look_px``, ``doubt_look_smallest``); the surest is
+    kept."""
     d8_steady: bool = True
-    """An eight-sided die's face that would be sure is read again in crops a little smaller,
-    larger, shifted and blurred (``_D8_STEADY_LOOKS``); where any look gives the face less than
-    ``d8_steady_floor``, the least it gets becomes its probability. A numeral a few pixels tall
-    can flip between neighbouring faces with another OpenCV's resize, a JPEG encoder or a blur,
-    and a read is sure only where such a change would not make it wrong."""
+    """A d8 face that would be sure is read again in crops a little smaller, larger, shifted and
+    blurred (``_D8_STEADY_LOOKS``); where any look gives the face less than ``d8_steady_floor``,
+    the least it gets becomes its probability. A numeral a few pixels tall can flip between
+    neighbouring faces with another OpenCV's resize, a JPEG encoder or a blur, and a read is sure
+    only where such a change would not make it wrong."""
     d8_steady_floor: float = 0.9
     """See ``d8_steady``: the probability every other look must still give the face."""
     model_dir: Path = MODEL_DIR
@@ -320,84 +198,43 @@ class DiceParams:
     optionally, the cocked-die check's ``dice_cocked.onnx`` and the d8 face reader's
     ``dice_d8.onnx``)."""
     patch_candidates: bool = True
-    """With a known scale, also read the die-sized patches of another colour than the cloth that
-    touch no candidate and no coin (``vision.die_patches``): clear dice the finder scored just
-    under its threshold. On the dev scenes at their scale dice found 97.7 -> 98.7%, read right
-    93.2 -> 94.3% (the validation part 94.2 -> 95.6%), precision unchanged (BENCHMARKS.md,
-    session 25)."""
+    """With a known scale, also read the die-sized patches unlike the cloth that touch no candidate
+    and no coin (``vision.die_patches``): clear dice the finder scored just under its threshold."""
     patches_beside_rejected: bool = True
-    """On a known table (``find_dice``'s ``table``), a die-sized patch touching only candidates
-    the reader found no die in is read too: the patches are sought once the finder's candidates
-    are read, and only the candidates read as dice take theirs. Where the finder boxed a die's
-    pips or half of it, the reader rightly finds no die in that box, and the die's own patch,
-    which the box touched, was never read. At the scenes' scale (BENCHMARKS.md, session 34): the
-    dev scenes' dice found 99.2% -> 99.5%, read right 97.1% -> 97.3%, 2 more sure reads, none
-    wrong; 40 fresh Cycles scenes found 96.0% -> 96.8%; 150 fresh procedural scenes and the
-    held-back ones read the same; precision the same on each. At a scale the dice only suggest
-    (a photo read again at its dice's own scale) it read two pennies, one cocked on the other,
-    as an unsure die in the fresh procedural scenes (and, measured after that choice, one more
-    false die in the held-back ones): there every candidate takes the patches it touches, as
-    before. False: so everywhere."""
+    """On a known table, patches are sought once the candidates are read and only candidates read as
+    dice take the patches they touch, so a die boxed on its pips is read through its patch."""
     patch_not_die: float = 0.1
-    """Such a patch is kept only when the reader's "not a die" probability is below this (the
-    finder's candidates: ``not_die_max``): printed letters read as dice at 0.26 to 0.36, the
-    dice found so at 0.04 or less."""
+    """A die-sized patch is kept only when the reader's "not a die" probability is below this
+    (printed letters read 0.26 to 0.36, dice 0.04 or less)."""
     doubt_look_px: float = 34.0
-    """A six-sided die's read less sure than ``doubt_below`` is looked at again by the finder,
-    closer: at a scale where that die is this many finder pixels across (in the first look a
-    die of 40 frame pixels is 16), and its boxes there replace the read when two or more of
-    them are readable dice (two touching dice the first look boxed as one) or one is read more
-    surely (a box the first look misplaced). Chosen on the validation parts (BENCHMARKS.md,
-    session 26): dice-rune55's validation photos read right 85.4% -> 88.6%, the dev scenes'
-    validation part at their scale 95.6% -> 97.1%, no sure read added that is wrong, for about
-    1.5 ms a frame. 28, 34 and 40 read the same photos right; 0 turns it off. Duplicates among
-    the new boxes are told by their overlap (``_same_die``), not by a centre inside a box: a
-    die cocked against another lies that close to it (the dev validation part 96.6% -> 97.1%)."""
+    """A d6 read less sure than ``doubt_below`` is looked at again by the finder with the die this
+    many finder pixels across; two readable dice there, or one surer read, replace it. 0: off."""
     doubt_below: float = 0.9
-    """See ``doubt_look_px``: the raw read probability below which a read is looked at again.
-    0.8 and 0.9 read as many dice right; at 0.95 twice as many sure reads on the colour trays
-    were wrong (0.9% -> 1.8%)."""
+    """See ``doubt_look_px``: the raw read probability below which a read is looked at again."""
     doubt_at_table: bool = True
-    """On a known table (``find_dice``'s ``table``) a read is doubtful below ``confident_at_table``
-    rather than ``doubt_below``: every read not sure there is looked at again, since a sure read
-    spares the players a question. On the dev scenes at their scale (BENCHMARKS.md, session 26)
-    sure reads 557 -> 622, read right 95.9% -> 96.8% (the validation part 97.6% -> 98.1%), none
-    more wrong; the refit of ``confident_at_table`` gave 0.9730 (144 validation reads sure, none
-    wrong), kept at 0.9733; about 2 ms a frame more."""
+    """On a known table a read is doubtful below ``confident_at_table`` instead of ``doubt_below``:
+    every read not sure there is looked at again, since a sure read spares a question."""
     doubt_look_max: int = 16
-    """Most reads looked at again in one frame, the least sure first (8 / 16 / 32: validation
-    photos read right 87.6 / 88.6 / 88.6%)."""
+    """Most reads looked at again in one frame, the least sure first."""
     doubt_look_smallest: float = 0.6
-    """A die the closer look finds is kept only when its box is at least this share of the
-    median side of the frame's readable dice (three or more): a box on the pips of a large die
-    read "1" was the one false die it added on the dev scenes at their scale (precision 99.1%
-    -> 99.2%, dice-rune55's colour trays 94.8% -> 94.9%, every die read right the same; 0.75
-    lost right reads)."""
+    """A die the closer look finds is kept only when its box is at least this share of the median
+    side of the frame's readable dice (three or more): a smaller box is a pip."""
     doubt_look_blob: int = 128
     """Side in finder pixels of each square looked at again (a multiple of 32): about four dice."""
     own_scale_mm: float = 20.0
-    """Without a known scale, the dice give one: the median box of a first read's six-sided dice
-    read at least ``own_scale_prob`` (``own_scale_min`` of them or more) is taken to be this many
-    millimetres across (a die's top and the sides beside it: the dev scenes' boxes measure 20.5
-    mm at the median), and the frame is read again at that scale, as with a known one (fainter
-    candidates, boxes of a die's size, die-sized patches), but not as a known table
-    (``confident_at``, not ``confident_at_table``), and a die only this second read finds (a
-    finder score under ``det_threshold``) is never sure. 0 turns it off. Chosen on the validation
-    parts (BENCHMARKS.md, session 27): the dev scenes' validation part read as photos 94.7% ->
-    98.1% read right, dice-rune55's validation photos 88.6% -> 89.1% (16 mm: 97.1% and 89.1%).
-    Without the rule on dice only the second read finds, a dark speck on a tray was read surely
-    as an eight-sided die."""
+    """Without a known scale, the median box of the dice read at ``own_scale_prob``
+    (``own_scale_min`` or more) is taken as this many mm and the frame read again at that scale. 0
+    turns it off."""
     own_scale_prob: float = 0.95
-    """See ``own_scale_mm``."""
+    """See ``own_scale_mm``: the least read probability of a die that gives the scale."""
     own_scale_min: int = 2
-    """See ``own_scale_mm``."""
+    """See ``own_scale_mm``: the fewest such dice that give a scale."""
     size_mm: tuple[float, float] = DIE_MM_RANGE
-    """Box sizes in millimetres a found die may have when the scale is known (a table whose
-    dice were learned narrows it: ``vision.enrol.DiceProfile``)."""
+    """Box sizes in millimetres a found die may have when the scale is known (a table whose dice
+    were learned narrows it: ``vision.enrol.DiceProfile``)."""
     kinds: tuple[str, ...] | None = None
-    """The kinds of die this table holds (Sevens: ``("d6",)``; Seven Pennies with eight-sided
-    dice: ``("d8",)``), or ``None`` for any. A die is then read as one of these only. A reader
-    that knows no d8 finds the dice of a d8 table but never reads their face."""
+    """The kinds of die this table holds (Sevens: ``("d6",)``), or ``None`` for any; a die is read
+    as one of these only. A reader that knows no d8 finds a d8 table's dice but not their faces."""
 
 
 _local = threading.local()

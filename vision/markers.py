@@ -109,12 +109,9 @@ class DetectParams:
     """When looking near an expected position, search this many marker sizes around it."""
     threshold_window_max_px: int = 13
     """Largest window of ArUco's adaptive threshold, which thresholds the frame at windows of 3,
-    13, 23 ... px up to this (OpenCV's default 23: three thresholdings). The 23 px window found
-    nothing the 3 and 13 px ones did not: on the 320 dev and held-back scenes, in full and halved
-    (``vision.marker_scale`` looks in the halved frame) and at 0.5 to 2 times their size, dimmed,
-    lit by a gradient or blurred, the same markers with corners within 0.2 px, in a third less
-    time (BENCHMARKS.md, session 28). A single 13 px window was faster still, but placed the
-    corners of small markers up to 2 px off."""
+    13, 23 ... px up to this (OpenCV's default 23: three thresholdings). The 23 px window finds
+    no marker the 3 and 13 px ones miss, at any size or light tried, and costs a third of the
+    time; a single 13 px window places small markers' corners up to 2 px off."""
 
     def __post_init__(self) -> None:
         if self.threshold_window_max_px < 3:

@@ -3,8 +3,7 @@
 The circle search (OpenCV's ``HOUGH_GRADIENT_ALT``, :func:`vision._coin_geometry.hough_circles`)
 weighs every edge pixel of its image against every candidate centre, and on the referee's
 printed table most edge pixels are not coins': they are the zones' outlines, bands a few
-millimetres wide across the whole frame (session 28 measured the edges to explain 97% of the
-search's time). A coin is a disc: whatever part of a frame holds a disc of most of the smallest
+millimetres wide across the whole frame (the edges explain nearly all of the search's time). A coin is a disc: whatever part of a frame holds a disc of most of the smallest
 coin's size may be one. What holds none and runs on for several coins' widths is print: a
 band, a line of letters touching each other. Painted in the cloth's grey, such marks leave
 no edge, and the search does the same work in three fifths of the time.

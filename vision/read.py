@@ -44,11 +44,9 @@ radius is this many pixels in it (``CoinParams.circle_size``)."""
 FULL_FRAME_SEARCH = 0.75
 """With a known scale, circles are searched for in the full-resolution frame itself when the
 image ``SCALED_SEARCH_RADIUS`` asks for would be at least this share of its long side: no
-reduced image to make (its resize took a fifth of the calibrated read), and coins sharper.
-Chosen on the dev and validation scenes at their scale (the fixture camera asks for 992 to
-1,088 px of 1,280): dev coins found 93.8% -> 95.0%, faces right 92.2% -> 93.0%; validation
-parts found and faces right Cycles dev 92.0 -> 95.6% and 89.6 -> 93.2%, Cycles training 90.3 ->
-91.7% and 91.7 -> 88.3% (72 coins), procedural 97.1 -> 97.4% and 96.8 -> 97.9%."""
+reduced image to make (its resize took a fifth of the calibrated read), and coins sharper
+(more found and read right on the dev and validation scenes at their scale; the fixture camera
+asks for 992 to 1,088 px of 1,280)."""
 
 
 class CalibrationLike(Protocol):

@@ -581,6 +581,44 @@ class SevenPenniesState(State):
         """What ``action`` would do now, for the tablet."""
         return label_text(self, action)
 
+    # -- what the tablet's words read (``_seven_pennies_text.SevenPenniesTable``) ----------
+
+    def turn_seat(self) -> int:
+        """The seat whose turn it is (also while the table throws for that player)."""
+        return self._cur
+
+    def pending_payment(self) -> tuple[int, int, tuple[int, ...]] | None:
+        """A Cancel waiting for its payer to be named: ``(value, count, seats that may pay)``."""
+        return self._pending
+
+    def held_counts(self) -> tuple[int, ...]:
+        """How many pennies or dice each seat has Gathered."""
+        return tuple(self._held)
+
+    def held_values(self) -> tuple[int | None, ...]:
+        """The value each seat has Gathered (``None``: nothing yet)."""
+        return tuple(self._held_value)
+
+    def nickel_counts(self) -> tuple[int, ...]:
+        """The nickels each seat holds (T.K.O., SPT-2; 0 otherwise)."""
+        return tuple(self._nickels)
+
+    def value_of(self, number: int | None) -> int:
+        """The value a Gather or Cancel naming ``number`` takes (the pennies' one facing if none)."""
+        return self._value_of(number)
+
+    def cancel_payers(self, value: int) -> tuple[list[int], list[int]]:
+        """Who pays for a Cancel of ``value``: ``(payers, [])``, or ``([], seats)`` to choose from."""
+        return self._cancel_payers(value)
+
+    def forced_cancel(self) -> int | None:
+        """The value SPD-6.1 forces the current player to cancel, or ``None``."""
+        return self._forced_cancel()
+
+    def to_throw(self) -> int:
+        """How many objects the next throw must show."""
+        return self._to_throw()
+
     def _chance_error(self, action: Action) -> IllegalActionError | None:
         return chance_error(self, action)
 

@@ -30,8 +30,9 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-RULES = REPO.parent / "shared" / "RULES.md"
+from tests.conftest import REPO, SHARED
+
+RULES = SHARED / "RULES.md"
 TESTS = REPO / "tests"
 
 ID = r"(?:G|SP|SPT|SPD|PW|FL|SV)-(?:T\d+[a-z]?|\d+(?:\.\d+)*)|A\d+"

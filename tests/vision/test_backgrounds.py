@@ -108,7 +108,7 @@ def test_score_counts_found_denominations_faces_sure_wrong_and_coins_where_none_
 
 def test_the_benchmark_reads_coins_pasted_onto_card_photos() -> None:
     """A few card photos with coins pasted: most found and their denominations right (floors
-    well below the benchmark's figures, BENCHMARKS.md session 40)."""
+    well below the benchmark's figures in BENCHMARKS.md)."""
     coins = cutouts(DATA / "coins-mmr", "validation")
     tally = run("cards", coins, 1, None, limit=8)
     assert tally["coins"] >= 20

@@ -83,7 +83,7 @@ def test_pennies_on_a_speckled_carpet_are_found_in_chroma() -> None:
 def test_a_round_patch_of_carpet_is_no_coin(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two dice photos whose speckled carpet makes a round edge in chroma that the coin model
     does not rule out: without the check that a coin's colour is even, each read a "penny"
-    (fitted as before session 42: on one of them the agreed fit, ``CoinParams.agreed_fit``,
+    (fitted without the agreed fit: on one of them it, ``CoinParams.agreed_fit``,
     finds no round edge where the carpet's patch lies, and no coin either way)."""
     frame = cv2.imread(str(DICE / name))
     assert [o for o in read_table(frame).objects if o.kind in COIN_KINDS] == []

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
+from tests.conftest import SHARED_DATA
 from vision.close_ups import DIE_FINDER_SURE, find_close_up_coins, with_close_ups
 from vision.coins import CoinParams
 from vision.read import ReadParams, read_table
 from vision.types import CONFIDENT, DIE_KINDS, Detection
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = SHARED_DATA
 
 
 def close_up(photo: str, index: int, share: float) -> np.ndarray:

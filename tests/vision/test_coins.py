@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tests.fixtures_support import game_frame_path, load_game
+from tests.conftest import COINS_MMR
 from vision._coin_geometry import (
     APPEARANCE_KINDS, COIN_DIAMETER_MM, FINE_SPAN, FINE_WORK_RADIUS, Circle, fine_search, overlapping_circles, polar_grid,
     polar_samples,
@@ -23,7 +24,7 @@ from vision.read import params_for_scale, read_table
 from vision.types import CONFIDENT as SHARED_SURE
 from vision.types import Detection
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "coins-mmr"
+DATA = COINS_MMR
 # Held-out photos (vision._coin_split): the model never learned from them.
 HELD_OUT_PHOTOS = ("mmr_53.jpg", "mmr_61.jpg", "mmr_197.jpg", "mmr_82.jpg")
 
@@ -535,7 +536,7 @@ def test_a_circle_the_model_doubts_is_a_coin_is_never_a_sure_coin() -> None:
     path = DATA.parent / "dice-rune55" / "rune55_pxl_PXL_20240219_191232915_460f9bb8.jpg"
     assert path.is_file(), f"real photo missing: {path}"
     img = cv2.imread(str(path))
-    # This rule alone: doubtful circles kept, fitted as before session 42 (with its agreed fit
+    # This rule alone: doubtful circles kept, fitted without the agreed fit (with it
     # no die of this photo reads as a sure penny even without the doubt).
     kept = CoinParams(unanchored_not_coin=1.0, agreed_fit=False)
     doubted, _ = find_coins(img, kept)
@@ -573,7 +574,7 @@ def test_card_pips_and_wood_grain_are_no_leaning_coins() -> None:
     img = cv2.imread(str(path))
     assert img is not None, f"cannot read {path}"
     tilted = {"leaning", "on_edge"}
-    # Fitted as before session 42: its agreed fit no longer takes the numeral for a coin.
+    # Fitted without the agreed fit, which no longer takes the numeral for a coin.
     searched, _ = find_coins(img, CoinParams(tilted_search=True, agreed_fit=False))
     assert len([d for d in searched if set(d.flags) & tilted]) >= 5, "the photo no longer shows the case"
     default, _ = find_coins(img)
@@ -616,7 +617,7 @@ def test_with_no_sure_coin_and_no_scale_doubtful_circles_are_no_coins() -> None:
     path = DATA.parent / "dice-rune55" / "rune55_pxl_PXL_20240219_191653468_82d2bd4f.jpg"
     img = cv2.imread(str(path))
     assert img is not None, f"cannot read {path}"
-    kept = CoinParams(unanchored_not_coin=1.0, agreed_fit=False)  # fitted as before session 42
+    kept = CoinParams(unanchored_not_coin=1.0, agreed_fit=False)  # fitted without the agreed fit
     before = [d for d in find_coins(img, kept)[0] if not d.flags]
     assert len(before) >= 2 and all(d.extra["p_not_coin"] >= 0.1 for d in before), "the photo no longer shows the case"
     assert not [d for d in find_coins(img)[0] if not d.flags]
@@ -746,8 +747,8 @@ def test_the_shipped_coin_model_joins_the_members_its_description_names() -> Non
 def test_a_rendered_fixture_games_pennies_are_read_surely_and_right() -> None:
     """SP-T1's frame 18, read as the live referee reads a penny table at its markers' scale:
     every penny sure and right. Members that learned the coin sheets joined for their kind too
-    read one of these pennies' appearance as a nickel's and left it unsure (BENCHMARKS.md,
-    session 36); joined for their face only, they do not."""
+    read one of these pennies' appearance as a nickel's and left it unsure; joined for their face
+    only, they do not."""
     frame_label = next(f for f in load_game("sp_t1")["frames"] if f["image"] == "0018.jpg")
     frame = cv2.imread(str(game_frame_path("sp_t1", frame_label)))
     seen = marker_scale(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))

@@ -2,7 +2,7 @@
 
 Issue 5: "find every coin". A penny on green or red felt may be as light as the cloth: in grey
 it has no outline and the circle search cannot find it, however plain its copper is. The
-rendered dev scenes below hold such coins (BENCHMARKS.md, session 25).
+rendered dev scenes below hold such coins.
 """
 
 from __future__ import annotations

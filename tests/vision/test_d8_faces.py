@@ -164,7 +164,7 @@ def test_held_back_fixtures_read_d8_faces_and_are_sure_only_when_right() -> None
     """On the held-back rendered scenes, on a table of d8 (SPD-1, ``spd.faces = 8``) and on one
     of any dice: most d8 faces are read right, and no face is read surely that the die does not
     show; a six-sided die is never read surely as a d8. Floors well below the benchmark
-    (BENCHMARKS.md, dice: fixtures test, d8)."""
+    (BENCHMARKS.md, dice)."""
     d8 = right = sure_right = confident_wrong = 0
     for _, img, dice in _scenes("test"):
         on_d8_table, on_any_table = find_dice(img, EIGHTS), find_dice(img)
@@ -191,10 +191,9 @@ def test_held_back_fixtures_read_d8_faces_and_are_sure_only_when_right() -> None
     assert confident_wrong <= CEILING_CONFIDENT_WRONG
 
 
-# Measured when committed (BENCHMARKS.md, session 16): on a table of d8, 33 of 54 d8 read
-# right (61%; the face reader's first choice is right for 79%, the rest unsure) and 11 of them
-# surely, none read surely wrong on either table. Session 27's reader, sure from 0.9985: 49 of
-# 54 read right, 20 surely, none surely wrong. Floors well below.
+# Measured when the floors were set: on a table of d8, 33 of the 54 held-back d8 read right
+# and 11 surely; with a reader that learned two drawings of numerals, 49 and 20; none surely
+# wrong on either table. Floors well below.
 FLOOR_D8_RIGHT = 0.45
 FLOOR_D8_SURE_RIGHT = 0.08
 CEILING_CONFIDENT_WRONG = 1
@@ -203,9 +202,8 @@ CEILING_CONFIDENT_WRONG = 1
 def test_d8_of_another_drawing_than_the_cycles_renders_are_never_read_surely_wrong(tmp_path: Path) -> None:
     """Sixteen fresh scenes rich in d8, drawn by the fixture generator's procedural renderer
     (numerals drawn otherwise than in the Cycles renders; seed 2029, which no training used):
-    most faces are read right, some surely, and none surely wrong. Session 26's reader and
-    threshold read 46 of these 73 d8 right and 6 surely wrong; session 27's 58 and none
-    (BENCHMARKS.md, session 27). Floors well below."""
+    most faces are read right, some surely, and none surely wrong. A reader that learned one
+    drawing only, with its threshold, read 6 of these 73 d8 surely wrong. Floors well below."""
     from tools.fixturegen.render import render_frame
     from tools.fixturegen.scenes import sample_scene
 

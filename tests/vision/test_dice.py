@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tests.fixtures_support import detection_at
+from tests.conftest import DICE_RUNE55
 import vision.dice as dice_module
 from vision._coin_split import rendered_scale
 from vision._dice_net import PIPS
@@ -18,7 +19,7 @@ from vision._dice_split import is_held_out
 from vision.dice import CONFIDENT, DiceParams, draw_dice, find_dice, read_die_boxes
 from vision.types import Detection
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "dice-rune55"
+DATA = DICE_RUNE55
 TEST_SCENES = Path(__file__).resolve().parents[2] / "fixtures" / "scenes" / "test"
 
 
@@ -101,7 +102,7 @@ def test_touching_small_dice_are_found_by_the_closer_look(name: str) -> None:
     """Two touching dice about 30 px across in a 1280x960 frame can make one peak in the
     finder's first look, so that one of them has no candidate; the closer look beside the peak
     finds it (``close_look``), with or without the table's scale. (The scenes are those where
-    the shipped finder needs it: session 19's finder separates session 14's examples itself.
+    the shipped finder needs it: it separates some other touching pairs itself.
     The closer look at doubtful reads, ``doubt_look_px``, also finds these dice: it is turned
     off here, to see the first closer look alone, and so is the finer look at a photo with no
     scale, ``fine_long_side``, which finds them too.)"""
@@ -677,7 +678,7 @@ def test_a_die_box_of_no_size_is_named(box: tuple[int, int, int, int]) -> None:
 
 def test_the_reader_alone_on_real_labelled_boxes_floor() -> None:
     """On these 80 held-out dice's labelled boxes the reader alone read 71 faces right (88.8%)
-    when this test was written (session 45; the floor well below): a regression in the reader
+    when this test was written (the floor well below): a regression in the reader
     shows here apart from the finder's."""
     labels = _labels()
     dice = right = 0
@@ -708,9 +709,9 @@ def test_printed_names_and_markers_on_the_table_are_not_dice() -> None:
     assert on_nothing <= CEILING_FALSE_DICE, on_nothing
 
 
-# Measured on the first 40 held-back scenes when the reader was committed (session 7): 136
-# found, 1 on nothing labelled; session 6's reader, which had not learned the printed names
-# and markers as hard negatives, 188 and 54.
+# Measured on the first 40 held-back scenes when the reader was committed: 136 found, 1 on
+# nothing labelled; a reader that had not learned the printed names and markers as hard
+# negatives found 188, 54 of them on nothing.
 SCENES_FOR_FALSE_DICE = 40
 CEILING_FALSE_DICE = 10
 

@@ -60,7 +60,7 @@ def test_held_back_fixtures_find_d8_and_never_read_cocked_dice_surely() -> None:
     (SPD-1, ``spd.faces = 8``) read as d8, never with a confident face they do not show; a
     cocked die (G-3) is never read with a confident face, and some are reported cocked (an
     unsure flag: the players are asked), while a flat die is seldom flagged so. Floors well
-    below the benchmark (BENCHMARKS.md, dice: fixtures test)."""
+    below the benchmark (BENCHMARKS.md, dice)."""
     d8 = d8_found = cocked = cocked_reported = flat = flat_flagged = confident_wrong = 0
     eights = DiceParams(kinds=("d8",))
     for img, dice in _fixture_dice():

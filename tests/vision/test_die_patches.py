@@ -1,7 +1,7 @@
 """Dice the finder missed, proposed where a die-sized patch lies unexplained (``vision.die_patches``).
 
 Issue 5: dice "touching or not, from about 25 pixels across" must be found. On the dev scenes at
-their scale the finder missed some clear dice alone on the cloth (BENCHMARKS.md, session 25).
+their scale the finder missed some clear dice alone on the cloth.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
 """Coins standing on their edge (RULES A1, G-3; ``vision.edge_coins``): the bars looked at, the
-check's reports (never a face, never sure), and floors on the rendered scenes (BENCHMARKS.md,
-session 15)."""
+check's reports (never a face, never sure), and floors on the rendered scenes (BENCHMARKS.md)."""
 
 from __future__ import annotations
 
@@ -113,7 +112,7 @@ def test_held_back_scenes_report_coins_on_edge_and_seldom_anything_else() -> Non
 
 
 # Measured when committed: 3 of 12 coins on edge reported (4 reports, all on coins that do not
-# lie flat), none elsewhere (BENCHMARKS.md, session 15). Floors below.
+# lie flat), none elsewhere. Floors below.
 FLOOR_ON_EDGE_REPORTED = 1
 CEILING_ELSEWHERE = 2
 
@@ -122,14 +121,15 @@ def test_card_pips_beside_a_sure_coin_are_no_coins_on_edge() -> None:
     """Coins pasted onto the first 40 card photos of ``benchmarks/backgrounds_bench.py`` (draw 1):
     beside a round coin the model is sure of, the check judges every pip, numeral and border as
     long as the coin is wide, and must take none for a coin on its edge. It learned card photos
-    at coin sizes (session 43); session 15's check, which never saw them, made 40 of the 53
-    coins where none was pasted on all 75 of the benchmark's card photos (session 42)."""
+    at coin sizes; a check that never saw them made 40 of the 53 coins where none was pasted
+    on all 75 of the benchmark's card photos."""
     coins = cutouts(DATA / "coins-mmr", "validation")
     tally = run("cards", coins, seed=1, params=None, limit=40)
     assert tally["coins"] >= 110 and tally["found"] >= 0.85 * tally["coins"]
     assert tally["false"] <= CEILING_FALSE_ON_CARDS
 
 
-# Measured when committed (session 43): 12 coins where none was pasted on those 40 photos (31
-# with session 15's check at its threshold, 0.98). A ceiling above it, well below 31.
+# Measured when committed: 12 coins where none was pasted on those 40 photos (31 with the
+# check that never saw card photos at coin sizes, at its threshold 0.98). A ceiling above it,
+# well below 31.
 CEILING_FALSE_ON_CARDS = 18

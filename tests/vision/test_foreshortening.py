@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import cv2
 import numpy as np
 import pytest
 
+from tests.conftest import SHARED_DATA
 from vision.foreshortening import Squash, blobs_of, squash_of, unstretched
 from vision.read import ReadParams, read_table
 from vision.types import CONFIDENT, DIE_KINDS, Detection
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = SHARED_DATA
 
 
 def real(folder: str, name: str) -> np.ndarray:

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.conftest import SHARED_DATA
 from vision._coin_geometry import Circle
 from vision._coin_split import rendered_scale
 from vision.coins import find_coins
@@ -18,7 +19,7 @@ from vision.read import params_for_scale, read_table
 
 ROOT = Path(__file__).resolve().parents[2]
 DEV = ROOT / "fixtures" / "scenes" / "dev"
-DATA = ROOT.parent / "shared" / "data"
+DATA = SHARED_DATA
 
 
 def dev_scene(name: str) -> tuple[np.ndarray, dict]:

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import cv2
 import numpy as np
 
 from benchmarks.photo_conditions_bench import close_up, close_ups_line, turned, turned_labels
+from tests.conftest import COINS_MMR
 
-COINS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "coins-mmr"
+COINS = COINS_MMR
 
 
 def test_a_close_up_is_cut_around_its_coin_and_refused_past_the_photos_edge() -> None:

@@ -1,7 +1,7 @@
 """The printed table's long thin marks painted over before the circle search (``vision.print_erase``).
 
 Issue 5's speed target: the circle search's time goes to the edges of the zones' printed
-outlines (BENCHMARKS.md, sessions 28 and 29); painted over, they cost nothing, and the coins
+outlines (docs/benchmarks/speed.md); painted over, they cost nothing, and the coins
 are found as before.
 """
 

@@ -11,13 +11,14 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.conftest import COINS_MMR, DICE_RUNE55
 from vision.coins import CoinParams
 from vision.read import ReadParams, read_table, resolve_overlaps
 from vision.types import CONFIDENT, Detection, TableObservation
 from web.cli import main
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "coins-mmr"
-DICE = DATA.parent / "dice-rune55"
+DATA = COINS_MMR
+DICE = DICE_RUNE55
 
 
 def photo(name: str) -> Path:
@@ -363,10 +364,10 @@ def test_dice_only_when_coins_are_off() -> None:
     assert {o.kind for o in obs.objects} <= {"d6", "d8"}
 
 
-def test_referee_read_works_on_every_real_photo(capsys: pytest.CaptureFixture[str]) -> None:
+def test_referee_read_works_on_every_real_photo(capsys: pytest.CaptureFixture[str], shared_data: Path) -> None:
     """Issue 5: ``referee read`` on every image in ../shared/data (dice, coins, cards): one JSON
     line each, no error, only the kinds the reader knows, boxes inside the image."""
-    images = sorted(str(p) for p in DATA.parent.glob("*/*.jpg"))
+    images = sorted(str(p) for p in shared_data.glob("*/*.jpg"))
     assert len(images) >= 480, f"expected the shared photos, found {len(images)}"
     assert main(["read", *images, "--json"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

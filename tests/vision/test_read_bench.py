@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.read_bench import load_scenes, main
+from tests.conftest import COINS_MMR
 
 TEST_SCENES = Path(__file__).resolve().parents[2] / "fixtures" / "scenes" / "test"
 
@@ -58,9 +59,6 @@ def test_a_missing_or_unreadable_scene_is_named(tmp_path: Path, capsys: pytest.C
     assert name in capsys.readouterr().err
     assert main(["--scenes", str(tmp_path / "nowhere")]) == 2
     assert "no labels.json" in capsys.readouterr().err
-
-
-COINS_MMR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "coins-mmr"
 
 
 def test_photos_are_fitted_into_the_frame_unstretched(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

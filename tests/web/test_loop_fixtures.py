@@ -32,13 +32,9 @@ GAMES = ROOT / "fixtures" / "games"
 REFEREED_FROM_LABELS = ["sp_t1", "sp_t2_tko", "sp_t4_dice", "sevens_sv_t1_t3", "flip_fl_t1", "pennywise_pw_t3"]
 REFEREED_THROUGH_VISION = ["sp_t1", "sp_t2_tko", "pennywise_pw_t3"]
 DICE_GAMES_MOST_ANSWERS = {"sp_t4_dice": 3, "sevens_sv_t1_t3": 3, "flip_fl_t1": 3}
-"""A ceiling on the answers each dice game needs through vision (measured 2026-11-27, since a
-known table's every read not sure is looked at again, closer, ``DiceParams.doubt_at_table``:
-1, 0 and 0; since a known table's dice are sure from ``confident_at_table``: 1, 0 and 1; before, with
-every read sure only from ``confident_at``, 4, 8 and 7; 2026-11-22 with session 7's reader: 5,
-8 and 7; session 6's: 9, 9 and 9; session 5's 16-class reader, which read about ten times as
-many dice surely as the one before: 7, 7 and 7; with the six-sided reader before it 8, 10 and
-14; asked die by die 23, 36 and 23, and FLIP's 127 before untouched dice were remembered)."""
+"""A ceiling on the answers each dice game needs through vision (measured 1, 0 and 0: on a
+known table most dice are read surely, and every read not sure is looked at again, closer,
+``DiceParams.doubt_at_table``; how the count fell is in docs/benchmarks/live.md)."""
 
 
 def referee(folder: Path, db: Path, read: str) -> Any:

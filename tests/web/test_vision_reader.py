@@ -156,8 +156,8 @@ def test_a_faint_die_is_found_at_the_tables_scale_and_on_a_second_look() -> None
     scores below the dice finder's 0.3. At the table's known scale the first look takes
     candidates down to ``DiceParams.det_threshold_scaled`` (0.25) and finds it; a first look at
     0.3 misses it, and looking again more closely (the second look, 0.15) finds it, and nothing
-    else. (Session 14's example, a die of B's last roll in frame 0051, scores above 0.3 for
-    session 19's finder.)"""
+    else. (An earlier example, a die of B's last roll in frame 0051, scores above 0.3 for the
+    shipped finder.)"""
     from vision.dice import DiceParams, find_dice
 
     source = ReplaySource(GAMES / "sevens_sv_t1_t3")
