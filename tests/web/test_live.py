@@ -32,11 +32,23 @@ def shut_down(server: Any) -> None:
 
 @contextmanager
 def serving(server: Any) -> Iterator[int]:
-    thread = threading.Thread(target=server.run, daemon=True)
+    stopping = threading.Event()
+
+    def run() -> None:
+        try:
+            server.run()
+        except OSError:
+            # Channels closed from this thread while the server's loop sat in select(): its
+            # descriptor is gone. Only an error before the shutdown is the server's.
+            if not stopping.is_set():
+                raise
+
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
     try:
         yield int(server.effective_port)
     finally:
+        stopping.set()
         shut_down(server)
         thread.join(5)
 
