@@ -197,7 +197,8 @@ def _serve_dashboard(service: Any, host: str, port: int, pin: str | None = None)
     from web.app import create_app
 
     app = create_app({"REFEREE_SERVICE": service, **({"REFEREE_PIN": pin} if pin else {})})
-    server = create_server(app, host=host, port=port, threads=8)
+    # Waitress refuses a body over the app's limit from its Content-Length, before reading it.
+    server = create_server(app, host=host, port=port, threads=8, max_request_body_size=app.config["MAX_CONTENT_LENGTH"])
     threading.Thread(target=server.run, name="dashboard", daemon=True).start()
     print(f"dashboard: http://{host if host != '0.0.0.0' else 'localhost'}:{port}/", file=sys.stdout)
     return server
