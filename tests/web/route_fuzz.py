@@ -51,6 +51,14 @@ RAW_BODIES: tuple[bytes, ...] = (
 
 CSRF_TOKENS = ("", "forged", "é", "\xff\xfe", "\u20ac" * 50, "x" * 10_000, "\x00")
 
+HEADERS: tuple[tuple[tuple[str, str], ...], ...] = (
+    (("Content-Type", "application/json; charset=bogus"),), (("Content-Type", "application/json; charset=\xff"),),
+    (("Content-Type", "\xff\xfe"),), (("Cookie", "session=\xff\xfe; x=\x00"),), (("Cookie", "session=" + "a" * 5000),),
+    (("Content-Encoding", "gzip"),), (("Transfer-Encoding", "chunked"),), (("Accept", "\xff"),), (("Host", "\xff"),),
+    (("X-Forwarded-For", "\xff"),), (("Content-Length", "-5"),), (("Content-Length", "abc"),),
+)
+"""Odd headers, each sent with a well-formed body."""
+
 
 @dataclass(frozen=True)
 class FuzzRequest:
@@ -62,10 +70,12 @@ class FuzzRequest:
     content_type: str | None = None
     csrf: str | None = None
     """The X-CSRF-Token to send; ``None`` sends the session's own."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """More headers (a Content-Type here replaces ``content_type``)."""
 
     def __str__(self) -> str:
         body = (self.body or b"")[:80]
-        return f"{self.method} {self.path[:120]} {self.content_type} csrf={self.csrf!r:.20} body={body!r}"
+        return f"{self.method} {self.path[:120]} {self.content_type} csrf={self.csrf!r:.20} {self.headers!r:.80} body={body!r}"
 
 
 @dataclass
@@ -130,6 +140,8 @@ def fuzz_requests(app: Flask) -> list[FuzzRequest]:
             else:
                 requests.extend(FuzzRequest(method, path, b"{}", "application/json", csrf=token) for token in CSRF_TOKENS)
                 requests.extend(FuzzRequest(method, path, body, kind) for body, kind in bodies(path))
+                good = json.dumps(TEMPLATES.get(path, {})).encode()
+                requests.extend(FuzzRequest(method, path, good, "application/json", headers=extra) for extra in HEADERS)
     return requests
 
 
@@ -137,8 +149,9 @@ def send_all(client: FlaskClient, csrf: str, requests: list[FuzzRequest]) -> Fuz
     """Send ``requests`` with ``client`` (its session's token is ``csrf``) and count the answers."""
     result = FuzzResult()
     for item in requests:
-        headers = {"X-CSRF-Token": csrf if item.csrf is None else item.csrf}
-        response = client.open(item.path, method=item.method, data=item.body, content_type=item.content_type,
+        headers = {"X-CSRF-Token": csrf if item.csrf is None else item.csrf, **dict(item.headers)}
+        content_type = headers.pop("Content-Type", item.content_type)
+        response = client.open(item.path, method=item.method, data=item.body, content_type=content_type,
                                headers=headers)
         try:
             result.sent += 1
