@@ -24,7 +24,7 @@ bp = Blueprint("api", __name__)
 
 HEARTBEAT_SECONDS = 15.0
 MAX_JSON_DEPTH = 16
-"""How deeply a request's JSON may nest; the API's bodies need three levels."""
+"""How deeply a request's JSON may nest; the API's own bodies need two levels."""
 MAX_PIN_LENGTH = 64
 
 

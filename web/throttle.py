@@ -22,7 +22,10 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class ThrottlePolicy:
-    """How fast PINs may be tried."""
+    """How fast PINs may be tried.
+
+    :raises ValueError: for a negative count or a delay or window that is not positive.
+    """
 
     free_failures: int = 5
     """Wrong PINs a client may send before it has to wait."""
@@ -40,8 +43,10 @@ class ThrottlePolicy:
     """How many clients are remembered before the forgotten ones are dropped."""
 
     def __post_init__(self) -> None:
-        if self.free_failures < 0 or self.overall_failures < 1:
-            raise ValueError("free_failures must be >= 0 and overall_failures >= 1")
+        if self.free_failures < 0:
+            raise ValueError(f"free_failures must be >= 0, not {self.free_failures}")
+        if self.overall_failures < 1:
+            raise ValueError(f"overall_failures must be >= 1, not {self.overall_failures}")
         if min(self.first_delay_s, self.max_delay_s, self.overall_window_s, self.forget_after_s) <= 0:
             raise ValueError("the throttle's delays and windows must be positive")
 
