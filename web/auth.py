@@ -131,9 +131,10 @@ DEMO_PIN = "1234"
 """The PIN of the demo and of replays, printed in the README: never good enough for a live table."""
 
 
-def serve_pin(given: str | None, environment: str | None, camera: str) -> str:
+def serve_pin(given: str | None, environment: str | None, camera: str) -> str | None:
     """The control PIN ``referee serve`` guards its dashboard with: ``--pin``, else
-    ``$REFEREE_PIN``, else (for a replay only) the demo's.
+    ``$REFEREE_PIN``; for a replay with neither, ``None``: the app's own (its instance
+    config's, else the demo's).
 
     :raises ValueError: saying how to set one, for a live camera with no PIN of its own (or
         the demo's, which anyone can read), or for a PIN shorter than 4 characters.
@@ -142,7 +143,7 @@ def serve_pin(given: str | None, environment: str | None, camera: str) -> str:
     if pin is not None and not 4 <= len(pin) <= 64:
         raise ValueError("the control PIN must be 4 to 64 characters")
     if camera.startswith("replay:"):
-        return pin or DEMO_PIN
+        return pin
     if pin is None or pin == DEMO_PIN:
         raise ValueError(f"a live camera's dashboard needs a control PIN of your own (the demo's {DEMO_PIN} is "
                          "public): give --pin PIN or set REFEREE_PIN (deploy/install-pi.sh keeps one in pin.env)")

@@ -27,9 +27,11 @@ def test_a_live_camera_needs_a_pin_of_its_own() -> None:
         serve_pin("12", None, "pi")
 
 
-def test_a_replay_may_keep_the_demo_pin() -> None:
-    assert serve_pin(None, None, "replay:fixtures/games/sp_t1") == "1234"
-    assert serve_pin(None, "", "replay:x") == "1234"
+def test_a_replay_may_keep_the_apps_own_pin() -> None:
+    """None: the app's default (the demo's 1234, or the instance config's REFEREE_PIN)."""
+    assert serve_pin(None, None, "replay:fixtures/games/sp_t1") is None
+    assert serve_pin(None, "", "replay:x") is None
+    assert serve_pin("1234", None, "replay:x") == "1234"
     assert serve_pin("8642", None, "replay:x") == "8642"
 
 
