@@ -47,6 +47,7 @@ RAW_BODIES: tuple[bytes, ...] = (
     b"", b"not json", b"null", b"[]", b"{}", b"1e999999", b'{"a":', b"\xff\xfe\x00\x01", b'"\\ud800"',
     b"[" * 1000 + b"]" * 1000, b'{"a":' * 1000 + b"1" + b"}" * 1000, b'{"action": NaN}', b'{"action": Infinity}',
     b'{"pin": "1", "pin": "2468"}', b"{" * 100_000, json.dumps({"action": "x" * 100_000}).encode(),
+    b'{"pin": ' + b"9" * 5000 + b"}", b'{"action": "\\u0000"}',
 )
 
 CSRF_TOKENS = ("", "forged", "é", "\xff\xfe", "\u20ac" * 50, "x" * 10_000, "\x00")
