@@ -5,8 +5,9 @@
 #
 # What it does: installs picamera2/libcamera and OpenCV's system libraries with apt, makes a
 # virtual environment that sees the system's picamera2 (--system-site-packages), installs the
-# package into it, writes /etc/systemd/system/table-referee.service (from table-referee.service
-# beside this script) and starts it. Run it again to update after a `git pull`.
+# package into it, makes the table's control PIN (random, six digits, in pin.env beside the
+# match log; kept on later runs), writes /etc/systemd/system/table-referee.service (from
+# table-referee.service beside this script) and starts it. Run it again to update after a `git pull`.
 set -euo pipefail
 
 user="${SUDO_USER:-pi}"
@@ -17,7 +18,7 @@ while [[ $# -gt 0 ]]; do
         --user) user="$2"; shift 2 ;;
         --port) port="$2"; shift 2 ;;
         --camera) camera="$2"; shift 2 ;;
-        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
         *) echo "install-pi.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -47,6 +48,14 @@ sudo -u "$user" "$venv/bin/pip" install -e "$repo"
 sudo -u "$user" "$venv/bin/python" -c "import picamera2" \
     || echo "warning: picamera2 does not import in the virtual environment; the Pi camera will not open" >&2
 sudo -u "$user" mkdir -p "$data"
+pin_file="$data/pin.env"
+if [[ ! -s "$pin_file" ]]; then
+    # A PIN of this table's own: the dashboard on a live camera refuses the demo's 1234.
+    pin="$(python3 -c 'import secrets; print(f"{secrets.randbelow(10**6):06d}")')"
+    (umask 077 && printf 'REFEREE_PIN=%s\n' "$pin" > "$pin_file")
+    chown "$user" "$pin_file"
+    echo "== control PIN $pin (kept in $pin_file: edit it there, then sudo systemctl restart table-referee)"
+fi
 usermod -aG video "$user"
 
 echo "== systemd unit table-referee.service"
@@ -60,4 +69,5 @@ systemctl restart table-referee.service
 address="$(hostname -I | awk '{print $1}')"
 echo
 echo "The referee is running. Open http://${address:-$(hostname).local}:$port/ on the tablets."
+echo "The control PIN is in $pin_file."
 echo "Logs: journalctl -u table-referee -f    Matches: $venv/bin/referee matches list --db $data/matches.db"

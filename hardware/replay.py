@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from hardware.frames import BaseSource, CameraError, FrameError
+from hardware.image_file import ImageFileError, decode_image
 
 KEY_FRAME_FORMAT = "table-referee-fixture"
 """``game.json`` formats whose frames are rendered key frames, held when replayed."""
@@ -234,15 +235,15 @@ class ReplaySource(BaseSource):
 
     @staticmethod
     def _decode(entry: ReplayFrame) -> Any:
-        import cv2
-
+        """The frame's picture; a missing, truncated, corrupt or oversized file is a ``FrameError``
+        (the loop skips that frame and says why)."""
         raw = np.fromfile(entry.path, dtype=np.uint8) if entry.path.is_file() else None
         if raw is None:
             raise FrameError(f"replay: frame {entry.frame_id} ({entry.path}) is missing")
-        image = cv2.imdecode(raw, cv2.IMREAD_COLOR) if raw.size else None
-        if image is None:
-            raise FrameError(f"replay: frame {entry.frame_id} ({entry.path.name}) is corrupt or not an image")
-        return image
+        try:
+            return decode_image(raw, entry.path.name)
+        except ImageFileError as exc:
+            raise FrameError(f"replay: frame {entry.frame_id}: {exc}") from exc
 
     def _release(self) -> None:
         self._origin = None

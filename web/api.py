@@ -2,6 +2,8 @@
 
 Views stay thin: they check who is asking, call the referee service and turn its errors into
 HTTP codes (an illegal action is 409 with the rule it breaks; malformed input is 400).
+Every change needs the unlocked session (the control PIN) and the CSRF token, starting a
+match included; changing the PIN needs the current one too.
 """
 
 from __future__ import annotations
@@ -12,10 +14,16 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, jsonify, request
 
-from web.auth import check_csrf, controller_required, is_controller, login, set_pin
+from web.auth import (check_csrf, check_pin, controller_required, is_controller, login, pin_is_right, pin_wait,
+                      refuse_while_waiting, set_pin)
 from web.dashboard import games_catalogue
 
 bp = Blueprint("api", __name__)
+
+MAX_JSON_DEPTH = 16
+"""How deeply a request's JSON may nest; the API's own bodies need two levels."""
+MAX_PIN_LENGTH = 64
+
 
 def service() -> Any:
     """The referee service attached to this app."""
@@ -26,21 +34,44 @@ def view_for_client() -> dict[str, Any]:
     """The service's view plus what this client may do."""
     view = dict(service().view())
     view["controller"] = is_controller()
+    view["pin_retry_after_s"] = round(pin_wait(), 1)
     return view
 
 
 def json_body(*required: str) -> dict[str, Any]:
     """The request's JSON object, with ``required`` keys present.
 
-    :raises: 400 naming what is wrong.
+    :raises: 400 naming what is wrong; 413 for a body over ``MAX_CONTENT_LENGTH``.
     """
-    data = request.get_json(silent=True)
+    try:
+        data = request.get_json(silent=True)
+    except RecursionError:
+        abort(400, f"the request body nests deeper than {MAX_JSON_DEPTH} levels")
     if not isinstance(data, dict):
         abort(400, "the request body must be a JSON object")
+    if nesting_depth(data, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+        abort(400, f"the request body nests deeper than {MAX_JSON_DEPTH} levels")
     missing = [key for key in required if key not in data]
     if missing:
         abort(400, f"missing field(s): {', '.join(missing)}")
     return data
+
+
+def nesting_depth(value: Any, limit: int) -> int:
+    """How deeply ``value``'s lists and objects nest (a scalar is 0), counted without
+    recursion and only up to one past ``limit``."""
+    deepest = 0
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict | list):
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                return deepest
+            children = item.values() if isinstance(item, dict) else item
+            pending.extend((child, depth) for child in children)
+    return deepest
 
 
 def text_field(data: dict[str, Any], key: str) -> str:
@@ -65,10 +96,10 @@ def games() -> Any:
 
 @bp.post("/api/login")
 def login_route() -> Any:
-    """Unlock control of the match with the PIN."""
+    """Unlock control of the match with the PIN (429 with Retry-After after too many wrong)."""
     check_csrf()
     data = json_body("pin")
-    if not isinstance(data["pin"], str) or not login(data["pin"]):
+    if not isinstance(data["pin"], str) or len(data["pin"]) > MAX_PIN_LENGTH or not login(data["pin"]):
         abort(403, "wrong PIN")
     return jsonify(ok=True)
 
@@ -140,14 +171,15 @@ def forget() -> Any:
 
 
 @bp.post("/api/match")
+@controller_required
 def new_match() -> Any:
-    """Start a new match: ``{"game", "players": [...], "options": {...}, "first", "pin"}``.
+    """Start a new match: ``{"game", "players": [...], "options": {...}, "first", "pin",
+    "current_pin"}``.
 
-    While a match is guarded by a PIN, only its controllers may replace it.
+    Only controllers may replace the match on the table. A ``pin`` other than the current one
+    becomes the control PIN only with the right ``current_pin`` (a tablet left unlocked does
+    not let a passer-by lock the players out).
     """
-    check_csrf()
-    if current_app.config.get("PIN_EPOCH", 0) and not is_controller():
-        abort(403, "only players with the control PIN may start a new game")
     data = json_body("game", "players")
     players = data["players"]
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
@@ -159,8 +191,14 @@ def new_match() -> Any:
     if first is not None and not isinstance(first, str):
         abort(400, "first must be a player's name")
     pin = data.get("pin")
-    if pin is not None and (not isinstance(pin, str) or (pin and len(pin) < 4)):
-        abort(400, "the PIN must be at least 4 characters")
+    if pin is not None and (not isinstance(pin, str) or (pin and not 4 <= len(pin) <= MAX_PIN_LENGTH)):
+        abort(400, f"the PIN must be 4 to {MAX_PIN_LENGTH} characters")
+    if pin:
+        # Throttled like a login: otherwise "is this new PIN the current one?" would let an
+        # unlocked tablet guess the PIN at full speed.
+        refuse_while_waiting()
+        if not pin_is_right(pin) and not check_pin(str(data.get("current_pin") or "")):
+            abort(403, "changing the PIN needs the right current PIN (current_pin): the PIN was not changed")
     service().new_match(text_field(data, "game"), players, {str(k): str(v) for k, v in options.items()}, first or None)
     if pin:
         set_pin(pin)

@@ -3,11 +3,16 @@
 The referee service (the live loop and the match) is attached with ``init_app``-style wiring
 from config: ``REFEREE_SERVICE`` may be given ready-made (tests pass one with a replay source),
 otherwise one is built from ``REFEREE_CAMERA``, ``REFEREE_GAME`` and friends.
+
+Requests are bounded before they are read: ``MAX_CONTENT_LENGTH`` refuses a body over it
+(413) from its Content-Length, or once that much of a streamed body has been read; PIN tries
+are throttled by ``REFEREE_PIN_THROTTLE`` (a ``ThrottlePolicy``) on ``REFEREE_CLOCK``.
 """
 
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,6 +21,7 @@ from werkzeug.exceptions import HTTPException
 
 from referee import ConfigError, IllegalActionError, InvalidActionError, RulesError
 from web.store import StoreError
+from web.throttle import PinThrottle, ThrottlePolicy
 
 DEFAULTS: dict[str, Any] = {
     "REFEREE_PIN": "1234",
@@ -25,6 +31,9 @@ DEFAULTS: dict[str, Any] = {
     "STREAM_FPS": 5.0,
     "SESSION_COOKIE_SAMESITE": "Strict",
     "SESSION_COOKIE_HTTPONLY": True,
+    "MAX_CONTENT_LENGTH": 64 * 1024,
+    "REFEREE_PIN_THROTTLE": None,
+    "REFEREE_CLOCK": None,
 }
 
 
@@ -47,6 +56,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
         app.config["REFEREE_SERVICE"] = build_service(app.config)
     app.extensions["referee"] = app.config["REFEREE_SERVICE"]
+    app.extensions["pin_throttle"] = PinThrottle(app.config["REFEREE_PIN_THROTTLE"] or ThrottlePolicy(),
+                                                 app.config["REFEREE_CLOCK"] or time.monotonic)
     return app
 
 
@@ -70,4 +81,9 @@ def _register_errors(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException) -> Any:
-        return jsonify(error=error.description or error.name), error.code or 500
+        response = jsonify(error=error.description or error.name)
+        response.status_code = error.code or 500
+        for name, value in error.get_headers():
+            if name.lower() != "content-type":  # keep Retry-After (429) and Allow (405)
+                response.headers[name] = value
+        return response

@@ -93,13 +93,15 @@ def server_threads(max_streams: int) -> int:
 
 def create_dashboard_server(app: Flask, host: str, port: int) -> Any:
     """A waitress server for the dashboard, its pool sized for the app's stream limit
-    (``server.effective_port`` is the port bound; ``run()`` serves, ``close()`` stops)."""
+    (``server.effective_port`` is the port bound; ``run()`` serves, ``close()`` stops). A body
+    over the app's ``MAX_CONTENT_LENGTH`` is refused from its Content-Length, before it is read."""
     from waitress.server import create_server  # type: ignore[import-untyped]
 
     gate = gate_of(app)
     threads = server_threads(gate.limit)
     return create_server(app, host=host, port=port, threads=threads,
-                         connection_limit=max(100, 2 * threads), channel_timeout=max(120.0, 4 * _heartbeat_s(app)))
+                         connection_limit=max(100, 2 * threads), channel_timeout=max(120.0, 4 * _heartbeat_s(app)),
+                         max_request_body_size=app.config["MAX_CONTENT_LENGTH"])
 
 
 def events_response(service: Any, limit: int | None = None) -> Response:

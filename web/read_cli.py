@@ -66,7 +66,7 @@ def run_read(args: argparse.Namespace) -> int:
         frame, problem = load_image(path)
         if frame is None:
             failed += 1
-            emit(args.json, {"image": path, "error": problem, "objects": []})
+            emit(args.json, {"image": path, "error": problem, "objects": [], "notes": [problem]})
             continue
         start = time.perf_counter()
         try:
@@ -120,18 +120,20 @@ def calibrate_from_markers(image: str, game: str, players: str | None, save: str
 
 
 def load_image(path: str) -> tuple[Any, str]:
-    """The image at ``path`` as a BGR frame, or ``None`` and why it could not be read."""
-    import cv2
-    import numpy as np
+    """The image at ``path`` as a BGR frame, or ``None`` and why it could not be read (a
+    picture over ``hardware.image_file.MAX_PIXELS`` is refused before it is decoded; a
+    truncated JPEG is named as such)."""
+    from hardware.image_file import ImageFileError, decode_image
 
     try:
-        data = np.fromfile(path, dtype=np.uint8)
+        with open(path, "rb") as file:
+            data = file.read()
     except OSError as exc:
         return None, f"cannot read image {path}: {exc.strerror or exc}"
-    frame = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if frame is None:
-        return None, f"cannot read image {path}: not a picture OpenCV can decode"
-    return frame, ""
+    try:
+        return decode_image(data, path), ""
+    except ImageFileError as exc:
+        return None, str(exc)
 
 
 def emit(as_json: bool, record: dict[str, Any]) -> None:

@@ -42,6 +42,8 @@ def add_parser(commands: Any) -> None:
     serve.add_argument("--record", metavar="FOLDER", help="also record the frames and the confirmed reads as a new fixture game")
     serve.add_argument("--port", type=int, help="also serve the dashboard on this port")
     serve.add_argument("--host", default="0.0.0.0", help="address for the dashboard (default all)")
+    serve.add_argument("--pin", help="with --port: the control PIN players unlock the dashboard with (default $REFEREE_PIN;"
+                       " a live camera needs one, a replay keeps the demo's 1234)")
     serve.add_argument("--json", action="store_true", help="print one JSON summary at the end instead of the rulings")
     serve.set_defaults(run=run_serve)
     record = commands.add_parser("record", help="record what a camera sees as a new fixture game folder")
@@ -94,10 +96,12 @@ def run_record(args: argparse.Namespace) -> int:
 def run_serve(args: argparse.Namespace) -> int:
     """Run ``referee serve``; returns the exit status (0, or 2 for bad arguments or camera)."""
     from hardware.frames import CameraError
+    from web.auth import serve_pin
     from web.service import open_table
 
     players = [p.strip() for p in args.players.split(",") if p.strip()] if args.players else None
     try:
+        pin = serve_pin(args.pin, os.environ.get("REFEREE_PIN"), args.camera) if args.port else None
         options = parse_option_assignments(args.option) if args.option is not None else None
         calibration = None
         if args.calibration:
@@ -124,7 +128,7 @@ def run_serve(args: argparse.Namespace) -> int:
     except CameraError as exc:
         print(f"referee: {exc}", file=sys.stderr)
         return 2
-    server = _serve_dashboard(service, args.host, args.port) if args.port else None
+    server = _serve_dashboard(service, args.host, args.port, pin) if args.port else None
     try:
         # With the dashboard up, serve until stopped (a finished replay stays on view);
         # without it, a replay ends the command at its last frame.
@@ -188,13 +192,13 @@ def summary(service: Any) -> dict[str, Any]:
     }
 
 
-def _serve_dashboard(service: Any, host: str, port: int) -> Any:
+def _serve_dashboard(service: Any, host: str, port: int, pin: str | None = None) -> Any:
     """Serve the dashboard with waitress in a thread, its pool sized for the live streams
     (``web.live``); returns the server (``close()`` to stop)."""
     from web.app import create_app
     from web.live import create_dashboard_server
 
-    app = create_app({"REFEREE_SERVICE": service})
+    app = create_app({"REFEREE_SERVICE": service, **({"REFEREE_PIN": pin} if pin else {})})
     server = create_dashboard_server(app, host, port)
     threading.Thread(target=server.run, name="dashboard", daemon=True).start()
     print(f"dashboard: http://{host if host != '0.0.0.0' else 'localhost'}:{port}/", file=sys.stdout)

@@ -126,7 +126,7 @@ def test_answer_a_question(controller: tuple[FlaskClient, dict[str, str]], fake_
 
 def test_new_match_with_options_and_pin(controller: tuple[FlaskClient, dict[str, str]]) -> None:
     client, headers = controller
-    body = {"game": "sevens", "players": ["Ann", "Bo"], "options": {"sv.rounds": "2"}, "pin": "97531"}
+    body = {"game": "sevens", "players": ["Ann", "Bo"], "options": {"sv.rounds": "2"}, "pin": "97531", "current_pin": "2468"}
     view = client.post("/api/match", json=body, headers=headers).get_json()
     assert view["game"] == "sevens" and view["prompt"].startswith("Ann: roll all six dice")
     bad = client.post("/api/match", json={**body, "options": {"sv.rounds": "zero"}}, headers=headers)
@@ -137,7 +137,7 @@ def test_new_match_with_options_and_pin(controller: tuple[FlaskClient, dict[str,
 
 def test_new_match_needs_the_pin_once_one_is_set(controller: tuple[FlaskClient, dict[str, str]], app) -> None:
     client, headers = controller
-    body = {"game": "sevens", "players": ["Ann", "Bo"], "options": {"sv.rounds": "1"}, "pin": "97531"}
+    body = {"game": "sevens", "players": ["Ann", "Bo"], "options": {"sv.rounds": "1"}, "pin": "97531", "current_pin": "2468"}
     assert client.post("/api/match", json=body, headers=headers).status_code == 200
     other = app.test_client()
     other_headers = {"X-CSRF-Token": csrf_of(other)}

@@ -57,6 +57,7 @@ document.getElementById("setup").addEventListener("submit", async (event) => {
     first: String(form.get("first") || "").trim() || null,
     options,
     pin: form.get("pin"),
+    current_pin: form.get("current_pin"),
   };
   const response = await fetch("/api/match", {
     method: "POST",
