@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/game_night_bench.py [--reader today|cold]
+    .venv/bin/python benchmarks/game_night_bench.py [--reader adaptive|today|cold]
         [--sets coins-mmr dice-byler-dec08 dice-rune55-trays] [--scale given none] [--limit N]
 
 Each set is the photos of one table taken in order as the throws of one evening's play:
@@ -25,7 +25,9 @@ the median over the labelled coins of true diameter over box diameter; for dice 
 as ``referee read`` reads a photo.
 
 Readers: ``cold`` learns nothing; ``today`` is the shipped enrolment (``web.learn.TableLearner``:
-the coin model's embedding as nearest-neighbour exemplars, dice kinds and sizes).
+the coin model's embedding as nearest-neighbour exemplars, dice kinds and sizes);
+``adaptive`` (the default) is today's with its confidence made on the table's own answers
+(``vision.adaptive``), as the live loop reads.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ import dice_bench  # noqa: E402
 from vision._coin_geometry import COIN_DIAMETER_MM  # noqa: E402
 from vision._dice_split import group_of  # noqa: E402
 from vision.dice import DiceParams  # noqa: E402
+from vision.adaptive import AdaptParams, TableExamples, adapt, examples_of  # noqa: E402
 from vision.read import params_for_scale, read_table  # noqa: E402
 from vision.types import CONFIDENT, Detection, TableObservation  # noqa: E402
 from web.learn import TableLearner  # noqa: E402
@@ -245,7 +248,29 @@ def evening(kind: str, throws: list[Throw], reader: Reader, with_scale: bool,
     return spent
 
 
+class AdaptiveReader(TodayReader):
+    """Today's reader and enrolment, with its confidence made on this table's own answers
+    (``vision.adaptive``)."""
+
+    adapt_params = AdaptParams()
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.examples = TableExamples()
+
+    def read(self, image: np.ndarray, mm_per_px: float | None) -> TableObservation:
+        return adapt(super().read(image, mm_per_px), self.examples, self.adapt_params)
+
+    def learn(self, image: np.ndarray, answered: list[Detection], observation: TableObservation,
+              mm_per_px: float | None) -> None:
+        super().learn(image, answered, observation, mm_per_px)
+        reads = {(d.bbox, d.center): d for d in observation.objects}
+        self.examples.add(str(len(self.examples.by_frame)), *examples_of(
+            (reads[(a.bbox, a.center)], a.kind, a.value) for a in answered if a.value is not None))
+
+
 READERS: dict[str, Callable[[str], Reader]] = {
+    "adaptive": AdaptiveReader,
     "cold": lambda kind: TodayReader(kind, learns=False),
     "today": lambda kind: TodayReader(kind),
 }
@@ -254,13 +279,18 @@ READERS: dict[str, Callable[[str], Reader]] = {
 def main() -> int:
     """Run the benchmark and print the figures."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reader", choices=sorted(READERS), default="today")
+    ap.add_argument("--reader", choices=sorted(READERS), default="adaptive")
     ap.add_argument("--sets", nargs="*", default=list(SETS), choices=SETS)
     ap.add_argument("--scale", nargs="*", default=["given", "none"], choices=["given", "none"])
     ap.add_argument("--limit", type=int, default=None, help="only the first N throws of each set (development)")
     ap.add_argument("--wrong", action="store_true", help="list the wrong rulings")
+    ap.add_argument("--support", type=int, default=None, help="override AdaptParams.support")
+    ap.add_argument("--wrong-share", type=float, default=None, help="override AdaptParams.wrong_share")
+    ap.add_argument("--floor", type=float, default=None, help="override AdaptParams.floor")
     args = ap.parse_args()
     cv2.setNumThreads(1)
+    overrides = {"support": args.support, "wrong_share": args.wrong_share, "floor": args.floor}
+    AdaptiveReader.adapt_params = replace(AdaptParams(), **{k: v for k, v in overrides.items() if v is not None})
     print(f"reader: {args.reader}; per 100 labelled objects; gate CONFIDENT = {CONFIDENT}")
     print(HEADER)
     for name in args.sets:

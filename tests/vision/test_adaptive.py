@@ -1,0 +1,68 @@
+"""The table's own answers make its reads sure only where reads like them were right (``vision.adaptive``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vision.adaptive import AdaptParams, Example, TableExamples, adapt, example_of
+from vision.types import CONFIDENT, Detection, TableObservation
+
+
+def _read(value: int | None, confidence: float, flags: tuple[str, ...] = ()) -> TableObservation:
+    return TableObservation((Detection("d6", value, (0, 0, 20, 20), confidence, flags=flags),), (100, 100))
+
+
+def _examples(right: int, wrong: int, score: float = 0.75) -> TableExamples:
+    examples = TableExamples()
+    for n in range(right):
+        examples.add(f"r{n}", Example("d6", 4, 4, score))
+    for n in range(wrong):
+        examples.add(f"w{n}", Example("d6", 4, 5, score))
+    return examples
+
+
+def test_enough_right_examples_make_an_unsure_read_as_sure_as_them_sure() -> None:
+    out = adapt(_read(4, 0.76), _examples(40, 0)).objects[0]
+    assert out.value == 4 and out.confidence >= CONFIDENT
+    assert out.extra["cold_confidence"] == 0.76 and out.extra["table_sure_from"] == 0.75
+
+
+def test_a_read_less_sure_than_the_examples_or_with_too_few_examples_stays_unsure() -> None:
+    assert adapt(_read(4, 0.70), _examples(40, 0)).objects[0].confidence == 0.70
+    assert adapt(_read(4, 0.76), _examples(AdaptParams().support - 1, 0)).objects[0].confidence == 0.76
+
+
+def test_one_wrong_example_among_few_proves_no_level() -> None:
+    # Under 1 / wrong_share examples, a single wrong guess at that score blocks it.
+    assert adapt(_read(4, 0.76), _examples(60, 1)).objects[0].confidence == 0.76
+
+
+def test_flagged_reads_and_reads_with_no_face_are_left_as_read() -> None:
+    examples = _examples(40, 0)
+    assert adapt(_read(4, 0.76, ("cocked",)), examples).objects[0].confidence == 0.76
+    assert adapt(_read(None, 0.76), examples).objects[0].value is None
+
+
+def test_a_made_sure_read_is_recorded_as_first_read() -> None:
+    sure = adapt(_read(4, 0.76), _examples(40, 0)).objects[0]
+    assert example_of(sure, "d6", 4).score == 0.76
+
+
+def test_examples_forget_a_throw_and_survive_a_round_trip(tmp_path: Path) -> None:
+    examples = _examples(3, 1)
+    assert examples.forget("w0") == 1 and len(examples) == 3
+    examples.save(tmp_path / "a.json")
+    back = TableExamples.load(tmp_path / "a.json")
+    assert back.all() == examples.all()
+
+
+def test_a_bad_examples_file_is_refused_naming_what_is_wrong(tmp_path: Path) -> None:
+    path = tmp_path / "a.json"
+    path.write_text('{"throws": [{"frame": "1", "examples": [{"kind": "d7", "value": 1, "guess": 1, "score": 0.5}]}]}')
+    with pytest.raises(ValueError, match="d7"):
+        TableExamples.load(path)
+    path.write_text("not json")
+    with pytest.raises(ValueError, match="not JSON"):
+        TableExamples.load(path)
