@@ -18,7 +18,7 @@ honest because it is measured on this table's objects not yet learned from.
 
 >>> from vision.types import Detection, TableObservation
 >>> examples = TableExamples()
->>> for n in range(40):
+>>> for n in range(70):
 ...     examples.add(f"f{n}", Example("d6", 3, 3, 0.75))
 >>> unsure = Detection("d6", 3, (0, 0, 20, 20), 0.76)
 >>> adapt(TableObservation((unsure,), (100, 100)), examples).objects[0].confidence >= CONFIDENT
@@ -43,7 +43,7 @@ class AdaptParams:
     wrong_share: float = 0.002
     """The largest share of wrong guesses among the table's examples read at least as surely as
     a read, for that read to be made sure (below ``1 / wrong_share`` examples: none wrong)."""
-    support: int = 30
+    support: int = 60
     """The fewest examples of the read's kind at least as sure as it: fewer prove nothing."""
     floor: float = 0.5
     """No read under this confidence is made sure, however many examples there are: the

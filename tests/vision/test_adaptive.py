@@ -24,29 +24,29 @@ def _examples(right: int, wrong: int, score: float = 0.75) -> TableExamples:
 
 
 def test_enough_right_examples_make_an_unsure_read_as_sure_as_them_sure() -> None:
-    out = adapt(_read(4, 0.76), _examples(40, 0)).objects[0]
+    out = adapt(_read(4, 0.76), _examples(70, 0)).objects[0]
     assert out.value == 4 and out.confidence >= CONFIDENT
     assert out.extra["cold_confidence"] == 0.76 and out.extra["table_sure_from"] == 0.75
 
 
 def test_a_read_less_sure_than_the_examples_or_with_too_few_examples_stays_unsure() -> None:
-    assert adapt(_read(4, 0.70), _examples(40, 0)).objects[0].confidence == 0.70
+    assert adapt(_read(4, 0.70), _examples(70, 0)).objects[0].confidence == 0.70
     assert adapt(_read(4, 0.76), _examples(AdaptParams().support - 1, 0)).objects[0].confidence == 0.76
 
 
 def test_one_wrong_example_among_few_proves_no_level() -> None:
     # Under 1 / wrong_share examples, a single wrong guess at that score blocks it.
-    assert adapt(_read(4, 0.76), _examples(60, 1)).objects[0].confidence == 0.76
+    assert adapt(_read(4, 0.76), _examples(200, 1)).objects[0].confidence == 0.76
 
 
 def test_flagged_reads_and_reads_with_no_face_are_left_as_read() -> None:
-    examples = _examples(40, 0)
+    examples = _examples(70, 0)
     assert adapt(_read(4, 0.76, ("cocked",)), examples).objects[0].confidence == 0.76
     assert adapt(_read(None, 0.76), examples).objects[0].value is None
 
 
 def test_a_made_sure_read_is_recorded_as_first_read() -> None:
-    sure = adapt(_read(4, 0.76), _examples(40, 0)).objects[0]
+    sure = adapt(_read(4, 0.76), _examples(70, 0)).objects[0]
     assert example_of(sure, "d6", 4).score == 0.76
 
 
