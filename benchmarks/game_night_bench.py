@@ -52,7 +52,7 @@ import dice_bench  # noqa: E402
 from vision._coin_geometry import COIN_DIAMETER_MM  # noqa: E402
 from vision._dice_split import group_of  # noqa: E402
 from vision.dice import DiceParams  # noqa: E402
-from vision.adaptive import AdaptParams, TableExamples, adapt, examples_of  # noqa: E402
+from vision.adaptive import AdaptParams, TableExamples, adapt, examples_of, features_of  # noqa: E402
 from vision.read import params_for_scale, read_table  # noqa: E402
 from vision.types import CONFIDENT, Detection, TableObservation  # noqa: E402
 from web.learn import TableLearner  # noqa: E402
@@ -259,7 +259,8 @@ class AdaptiveReader(TodayReader):
         self.examples = TableExamples()
 
     def read(self, image: np.ndarray, mm_per_px: float | None) -> TableObservation:
-        return adapt(super().read(image, mm_per_px), self.examples, self.adapt_params)
+        observation = super().read(image, mm_per_px)
+        return adapt(observation, self.examples, self.adapt_params, features_of(image, observation))
 
     def learn(self, image: np.ndarray, answered: list[Detection], observation: TableObservation,
               mm_per_px: float | None) -> None:
@@ -287,9 +288,10 @@ def main() -> int:
     ap.add_argument("--support", type=int, default=None, help="override AdaptParams.support")
     ap.add_argument("--wrong-share", type=float, default=None, help="override AdaptParams.wrong_share")
     ap.add_argument("--floor", type=float, default=None, help="override AdaptParams.floor")
+    ap.add_argument("--neighbours", type=int, default=None, help="override AdaptParams.neighbours")
     args = ap.parse_args()
     cv2.setNumThreads(1)
-    overrides = {"support": args.support, "wrong_share": args.wrong_share, "floor": args.floor}
+    overrides = {"support": args.support, "wrong_share": args.wrong_share, "floor": args.floor, "neighbours": args.neighbours}
     AdaptiveReader.adapt_params = replace(AdaptParams(), **{k: v for k, v in overrides.items() if v is not None})
     print(f"reader: {args.reader}; per 100 labelled objects; gate CONFIDENT = {CONFIDENT}")
     print(HEADER)

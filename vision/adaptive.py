@@ -28,10 +28,12 @@ True
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from vision.types import COIN_KINDS, CONFIDENT, DIE_FACES, Detection, TableObservation
 
@@ -48,6 +50,11 @@ class AdaptParams:
     floor: float = 0.5
     """No read under this confidence is made sure, however many examples there are: the
     reader must lean towards its guess."""
+    neighbours: int = 9
+    """How many of the table's most alike examples (by the reader's own vector of the object:
+    ``features``) must all show the read's guess for the read to count as *agreed*: agreed reads
+    are made sure from the level their own kind of example proves, which is lower where the
+    table's look-alikes and the reader seldom agree on a wrong face."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,10 @@ class Example:
     """The read's confidence (on the shared scale of ``read_table``)."""
     guessed_kind: str = ""
     """The kind the read gave it (empty: the true kind)."""
+    agreed: bool = False
+    """Whether the table's most alike examples all showed the guess when it was read."""
+    feature: tuple[float, ...] = ()
+    """The reader's vector of the object (a unit vector; empty where none was made)."""
 
     @property
     def right(self) -> bool:
@@ -74,7 +85,8 @@ class Example:
     def to_json(self) -> dict[str, Any]:
         """The example as stored in the table's file."""
         return {"kind": self.kind, "value": self.value, "guess": self.guess, "score": round(self.score, 4),
-                "guessed_kind": self.guessed_kind}
+                "guessed_kind": self.guessed_kind, "agreed": self.agreed,
+                "feature": [round(v, 4) for v in self.feature]}
 
 
 def best_guess(det: Detection) -> str | int | None:
@@ -92,7 +104,9 @@ def example_of(read: Detection, kind: str, value: str | int) -> Example:
     ``value``. A read that :func:`adapt` made sure is recorded as it was read before
     (``extra["cold_confidence"]``), so the record measures the reader unhelped."""
     score = read.extra.get("cold_confidence", read.confidence)
-    return Example(kind, value, best_guess(read), float(score), read.kind)
+    feature = read.extra.get("table_feature")
+    return Example(kind, value, best_guess(read), float(score), read.kind, bool(read.extra.get("table_agreed", False)),
+                   () if feature is None else tuple(float(v) for v in feature))
 
 
 @dataclass
@@ -117,10 +131,12 @@ class TableExamples:
     def __len__(self) -> int:
         return sum(len(v) for v in self.by_frame.values())
 
-    def sure_from(self, kind: str, params: AdaptParams = AdaptParams()) -> float | None:
+    def sure_from(self, kind: str, params: AdaptParams = AdaptParams(), agreed: bool = False) -> float | None:
         """The lowest confidence at which, on this table, reads of ``kind`` have been right
-        nearly always (see :class:`AdaptParams`); ``None`` where the examples prove no level."""
-        rows = sorted(((e.score, e.right) for e in self.all() if (e.guessed_kind or e.kind) == kind and e.guess is not None),
+        nearly always (see :class:`AdaptParams`); ``None`` where the examples prove no level.
+        With ``agreed``, among the reads the table's look-alikes agreed with only."""
+        rows = sorted(((e.score, e.right) for e in self.all()
+                       if (e.guessed_kind or e.kind) == kind and e.guess is not None and (e.agreed or not agreed)),
                       key=lambda r: (r[0], not r[1]), reverse=True)
         level, wrong = None, 0
         for n, (score, right) in enumerate(rows, 1):
@@ -157,7 +173,8 @@ class TableExamples:
                 raise ValueError(f"table examples {path}: throw {n} needs a 'frame' and a list of 'examples'")
             for e in throw["examples"]:
                 try:
-                    example = Example(str(e["kind"]), e["value"], e["guess"], float(e["score"]), str(e.get("guessed_kind", "")))
+                    example = Example(str(e["kind"]), e["value"], e["guess"], float(e["score"]), str(e.get("guessed_kind", "")),
+                                      bool(e.get("agreed", False)), tuple(float(v) for v in e.get("feature", ())))
                 except (KeyError, TypeError, ValueError):
                     raise ValueError(f"table examples {path}: throw {n} has an example without kind, value, guess and score") from None
                 if example.kind not in COIN_KINDS and example.kind not in DIE_FACES:
@@ -166,29 +183,75 @@ class TableExamples:
         return out
 
 
-def adapt(observation: TableObservation, examples: TableExamples, params: AdaptParams = AdaptParams()) -> TableObservation:
+def agrees(feature: Any, guess: str | int, kind: str, examples: list[Example], params: AdaptParams = AdaptParams()) -> bool:
+    """Whether the ``params.neighbours`` examples of ``kind`` most like ``feature`` all show
+    ``guess`` (False with fewer such examples)."""
+    alike = [e for e in examples if (e.guessed_kind or e.kind) == kind and len(e.feature) == len(feature)]
+    if len(alike) < params.neighbours or not len(feature):
+        return False
+    vectors = np.asarray([e.feature for e in alike], np.float64)
+    nearest = np.argsort(-(vectors @ np.asarray(feature, np.float64)))[: params.neighbours]
+    return all(alike[int(i)].value == guess for i in nearest)
+
+
+def adapt(observation: TableObservation, examples: TableExamples, params: AdaptParams = AdaptParams(),
+          features: Sequence[Any] | None = None) -> TableObservation:
     """``observation`` with each unsure read made sure where this table's examples show reads of
     its kind at least as sure as it have been right nearly always (``extra["table_sure_from"]``
-    says from which confidence). Flagged reads (cocked, on edge) and reads with no guess are
-    left as read; the guess is never changed."""
-    if not len(examples):
-        return observation
-    levels: dict[str, float | None] = {}
+    says from which confidence). ``features`` (one vector or ``None`` per object, as
+    :func:`features_of` makes them) let the table's look-alikes agree with a read
+    (:func:`agrees`): an agreed read is sure from the level the agreed examples prove.
+
+    Every read gets ``extra["table_agreed"]`` and ``extra["table_feature"]`` for the example its
+    answer will make. Flagged reads (cocked, on edge) and reads with no guess are left as read;
+    the guess is never changed."""
+    everything = examples.all()
+    levels: dict[tuple[str, bool], float | None] = {}
     objects = []
-    for det in observation.objects:
+    for n, det in enumerate(observation.objects):
         guess = best_guess(det)
+        feature = None if features is None else features[n]
+        agreed = feature is not None and guess is not None and agrees(feature, guess, det.kind, everything, params)
+        extra = {**det.extra, "table_agreed": agreed, "table_feature": feature}
         if det.confidence >= CONFIDENT or det.flags or guess is None:
-            objects.append(det)
+            objects.append(replace(det, extra=extra))
             continue
-        if det.kind not in levels:
-            levels[det.kind] = examples.sure_from(det.kind, params)
-        level = levels[det.kind]
+        level = None
+        for stratum in (False, True) if agreed else (False,):
+            if (det.kind, stratum) not in levels:
+                levels[(det.kind, stratum)] = examples.sure_from(det.kind, params, stratum)
+            found = levels[(det.kind, stratum)]
+            if found is not None and (level is None or found < level):
+                level = found
         if level is None or det.confidence < level:
-            objects.append(det)
+            objects.append(replace(det, extra=extra))
             continue
-        extra = {**det.extra, "table_sure_from": round(level, 4), "cold_confidence": det.confidence}
+        extra.update(table_sure_from=round(level, 4), cold_confidence=det.confidence)
         objects.append(replace(det, value=guess, confidence=CONFIDENT, extra=extra))
     return replace(observation, objects=tuple(objects))
+
+
+def features_of(frame: Any, observation: TableObservation) -> list[Any]:
+    """The reader's own vector of each object of ``observation`` read from ``frame``: a coin's
+    appearance embedding (``extra["embedding"]``), a die's reader hidden layer
+    (``vision.dice_embedding``); ``None`` for other objects."""
+    out: list[Any] = [None] * len(observation.objects)
+    dice = [n for n, d in enumerate(observation.objects) if d.kind == "d6" and not d.flags]
+    for n, d in enumerate(observation.objects):
+        embedding = d.extra.get("embedding")
+        if d.kind in COIN_KINDS and embedding is not None:
+            vector = np.asarray(embedding, np.float64).ravel()
+            out[n] = vector / (np.linalg.norm(vector) + 1e-9)
+    if dice:
+        from vision.dice_embedding import dice_embeddings
+
+        try:
+            vectors = dice_embeddings(frame, [observation.objects[n].bbox for n in dice])
+        except (FileNotFoundError, ValueError):
+            return out  # no reader model: no look-alikes, the plain level still applies
+        for n, vector in zip(dice, vectors):
+            out[n] = vector
+    return out
 
 
 def examples_of(pairs: Iterable[tuple[Detection, str, str | int]]) -> list[Example]:

@@ -44,10 +44,13 @@ class TableLearner:
     :raises ValueError: (from ``__init__``) for a profile file that cannot be read, naming it.
     """
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, adapt_params: Any = None) -> None:
+        from vision.adaptive import AdaptParams
         from vision.enrol import CoinProfile, DiceProfile
 
         self.path = path
+        self.adapt_params = adapt_params if adapt_params is not None else AdaptParams()
+        """When the table's answers make a read sure (``vision.adaptive.AdaptParams``)."""
         self.examples: list[tuple[Any, list[Any]]] = []
         self.dice_examples: list[tuple[float | None, list[Any]]] = []
         self.profile: CoinProfile | None = None
@@ -138,12 +141,14 @@ class TableLearner:
             self._save_answers()
         return gone
 
-    def adapt(self, observation: Any) -> Any:
-        """``observation`` with the reads this table's answers prove sure made sure
-        (``vision.adaptive.adapt``)."""
-        from vision.adaptive import adapt
+    def adapt(self, observation: Any, image: Any = None) -> Any:
+        """``observation`` (read from ``image``) with the reads this table's answers prove sure
+        made sure (``vision.adaptive.adapt``; the reader's vectors of the objects in ``image``
+        let the table's look-alikes agree)."""
+        from vision.adaptive import adapt, features_of
 
-        return adapt(observation, self.answers)
+        return adapt(observation, self.answers, self.adapt_params,
+                     None if image is None else features_of(image, observation))
 
     def _save_answers(self) -> None:
         if self.path is not None:

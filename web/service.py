@@ -857,7 +857,7 @@ class VisionReader:
             params = replace(params, dice=dice_profile.dice_params(params.dice or DiceParams()))
         observation = read_table(image, calibration, params, profile)
         if self.learner is not None and hasattr(self.learner, "adapt"):
-            observation = self.learner.adapt(observation)  # sure where this table's answers prove it
+            observation = self.learner.adapt(observation, image)  # sure where this table's answers prove it
         if calibration is not None:
             observation = in_play_area(observation, calibration)
         if self.nothing_at:

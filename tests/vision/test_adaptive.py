@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from vision.adaptive import AdaptParams, Example, TableExamples, adapt, example_of
+from vision.adaptive import AdaptParams, Example, TableExamples, adapt, agrees, example_of
+from vision.dice_embedding import dice_embeddings, with_output
 from vision.types import CONFIDENT, Detection, TableObservation
 
 
@@ -66,3 +68,39 @@ def test_a_bad_examples_file_is_refused_naming_what_is_wrong(tmp_path: Path) -> 
     path.write_text("not json")
     with pytest.raises(ValueError, match="not JSON"):
         TableExamples.load(path)
+
+
+def _examples_with_features(value: int, n: int, feature: tuple[float, ...]) -> list[Example]:
+    return [Example("d6", value, value, 0.9, "d6", False, feature) for _ in range(n)]
+
+
+def test_look_alikes_agree_only_when_all_the_nearest_show_the_guess() -> None:
+    fours = _examples_with_features(4, 9, (1.0, 0.0))
+    fives = _examples_with_features(5, 9, (0.0, 1.0))
+    assert agrees((0.9, 0.1), 4, "d6", fours + fives)
+    assert not agrees((0.9, 0.1), 5, "d6", fours + fives)
+    assert not agrees((0.9, 0.1), 4, "d6", fours[:8])  # fewer than AdaptParams.neighbours: no agreement
+
+
+def test_an_agreed_read_is_sure_from_the_level_the_agreed_examples_prove() -> None:
+    examples = TableExamples()
+    # Reads at 0.6 have been wrong now and then, except where the look-alikes agreed.
+    for n in range(70):
+        examples.add(f"a{n}", Example("d6", 4, 4, 0.6, "d6", True, (1.0, 0.0)))
+    for n in range(5):
+        examples.add(f"w{n}", Example("d6", 4, 5, 0.6, "d6", False, (0.0, 1.0)))
+    plain = adapt(_read(4, 0.62), examples).objects[0]
+    assert plain.confidence == 0.62
+    agreed = adapt(_read(4, 0.62), examples, features=[(1.0, 0.0)]).objects[0]
+    assert agreed.confidence >= CONFIDENT and agreed.extra["table_agreed"]
+
+
+def test_the_dice_readers_hidden_layer_is_a_unit_vector_per_box_and_bad_model_bytes_are_refused() -> None:
+    frame = np.full((120, 160, 3), 200, np.uint8)
+    frame[40:70, 50:80] = 30
+    vectors = dice_embeddings(frame, [(50, 40, 30, 30), (90, 40, 30, 30)])
+    assert vectors.shape == (2, 64)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-3)
+    assert dice_embeddings(frame, []).shape == (0, 64)
+    with pytest.raises(ValueError, match="no graph"):
+        with_output(b"\x08\x07", "x")

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from vision.adaptive import AdaptParams
 from vision.types import TableObservation
 from web.learn import TableLearner, examples_path, profile_path
 from web.service import open_table
@@ -37,7 +38,9 @@ def replayed(game: str, db: Path, adapts: bool = True) -> Any:
     """The fixture game replayed to its end by a timid reader, its questions answered from the labels."""
     service = open_table(f"replay:{GAMES / game}", str(db), realtime=False, read="labels", answer_from_labels=True)
     assert service.loop is not None
-    service.loop.read = TimidReader(service.loop.read, TableLearner(profile_path(db)), adapts)
+    # A short game: the table's answers prove a read sure from 20 of them (not the default 60).
+    learner = TableLearner(profile_path(db), AdaptParams(support=20))
+    service.loop.read = TimidReader(service.loop.read, learner, adapts)
     service.start()
     assert service.wait(120), "the replay did not finish"
     service.stop()
