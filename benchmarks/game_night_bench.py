@@ -289,9 +289,10 @@ def main() -> int:
     ap.add_argument("--wrong-share", type=float, default=None, help="override AdaptParams.wrong_share")
     ap.add_argument("--floor", type=float, default=None, help="override AdaptParams.floor")
     ap.add_argument("--neighbours", type=int, default=None, help="override AdaptParams.neighbours")
+    ap.add_argument("--agreed-only", action="store_true", help="AdaptParams.agreed_only")
     args = ap.parse_args()
     cv2.setNumThreads(1)
-    overrides = {"support": args.support, "wrong_share": args.wrong_share, "floor": args.floor, "neighbours": args.neighbours}
+    overrides = {"support": args.support, "wrong_share": args.wrong_share, "floor": args.floor, "neighbours": args.neighbours, "agreed_only": args.agreed_only or None}
     AdaptiveReader.adapt_params = replace(AdaptParams(), **{k: v for k, v in overrides.items() if v is not None})
     print(f"reader: {args.reader}; per 100 labelled objects; gate CONFIDENT = {CONFIDENT}")
     print(HEADER)

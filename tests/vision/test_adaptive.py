@@ -12,6 +12,10 @@ from vision.dice_embedding import dice_embeddings, with_output
 from vision.types import CONFIDENT, Detection, TableObservation
 
 
+PLAIN = AdaptParams(agreed_only=False, floor=0.5)
+"""Reads made sure from the level all the table's examples prove, agreed or not."""
+
+
 def _read(value: int | None, confidence: float, flags: tuple[str, ...] = ()) -> TableObservation:
     return TableObservation((Detection("d6", value, (0, 0, 20, 20), confidence, flags=flags),), (100, 100))
 
@@ -26,29 +30,33 @@ def _examples(right: int, wrong: int, score: float = 0.75) -> TableExamples:
 
 
 def test_enough_right_examples_make_an_unsure_read_as_sure_as_them_sure() -> None:
-    out = adapt(_read(4, 0.76), _examples(70, 0)).objects[0]
+    out = adapt(_read(4, 0.76), _examples(70, 0), PLAIN).objects[0]
     assert out.value == 4 and out.confidence >= CONFIDENT
     assert out.extra["cold_confidence"] == 0.76 and out.extra["table_sure_from"] == 0.75
 
 
 def test_a_read_less_sure_than_the_examples_or_with_too_few_examples_stays_unsure() -> None:
-    assert adapt(_read(4, 0.70), _examples(70, 0)).objects[0].confidence == 0.70
-    assert adapt(_read(4, 0.76), _examples(AdaptParams().support - 1, 0)).objects[0].confidence == 0.76
+    assert adapt(_read(4, 0.70), _examples(70, 0), PLAIN).objects[0].confidence == 0.70
+    assert adapt(_read(4, 0.76), _examples(PLAIN.support - 1, 0), PLAIN).objects[0].confidence == 0.76
+
+
+def test_by_default_only_reads_the_look_alikes_agree_with_are_made_sure() -> None:
+    assert adapt(_read(4, 0.76), _examples(70, 0)).objects[0].confidence == 0.76
 
 
 def test_one_wrong_example_among_few_proves_no_level() -> None:
     # Under 1 / wrong_share examples, a single wrong guess at that score blocks it.
-    assert adapt(_read(4, 0.76), _examples(200, 1)).objects[0].confidence == 0.76
+    assert adapt(_read(4, 0.76), _examples(200, 1), PLAIN).objects[0].confidence == 0.76
 
 
 def test_flagged_reads_and_reads_with_no_face_are_left_as_read() -> None:
     examples = _examples(70, 0)
-    assert adapt(_read(4, 0.76, ("cocked",)), examples).objects[0].confidence == 0.76
-    assert adapt(_read(None, 0.76), examples).objects[0].value is None
+    assert adapt(_read(4, 0.76, ("cocked",)), examples, PLAIN).objects[0].confidence == 0.76
+    assert adapt(_read(None, 0.76), examples, PLAIN).objects[0].value is None
 
 
 def test_a_made_sure_read_is_recorded_as_first_read() -> None:
-    sure = adapt(_read(4, 0.76), _examples(70, 0)).objects[0]
+    sure = adapt(_read(4, 0.76), _examples(70, 0), PLAIN).objects[0]
     assert example_of(sure, "d6", 4).score == 0.76
 
 
@@ -84,14 +92,14 @@ def test_look_alikes_agree_only_when_all_the_nearest_show_the_guess() -> None:
 
 def test_an_agreed_read_is_sure_from_the_level_the_agreed_examples_prove() -> None:
     examples = TableExamples()
-    # Reads at 0.6 have been wrong now and then, except where the look-alikes agreed.
+    # Reads at 0.72 have been wrong now and then, except where the look-alikes agreed.
     for n in range(70):
-        examples.add(f"a{n}", Example("d6", 4, 4, 0.6, "d6", True, (1.0, 0.0)))
+        examples.add(f"a{n}", Example("d6", 4, 4, 0.72, "d6", True, (1.0, 0.0)))
     for n in range(5):
-        examples.add(f"w{n}", Example("d6", 4, 5, 0.6, "d6", False, (0.0, 1.0)))
-    plain = adapt(_read(4, 0.62), examples).objects[0]
-    assert plain.confidence == 0.62
-    agreed = adapt(_read(4, 0.62), examples, features=[(1.0, 0.0)]).objects[0]
+        examples.add(f"w{n}", Example("d6", 4, 5, 0.72, "d6", False, (0.0, 1.0)))
+    plain = adapt(_read(4, 0.74), examples, PLAIN).objects[0]
+    assert plain.confidence == 0.74
+    agreed = adapt(_read(4, 0.74), examples, features=[(1.0, 0.0)]).objects[0]
     assert agreed.confidence >= CONFIDENT and agreed.extra["table_agreed"]
 
 
