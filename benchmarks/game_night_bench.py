@@ -27,7 +27,13 @@ as ``referee read`` reads a photo.
 Readers: ``cold`` learns nothing; ``today`` is the shipped enrolment (``web.learn.TableLearner``:
 the coin model's embedding as nearest-neighbour exemplars, dice kinds and sizes);
 ``adaptive`` (the default) is today's with its confidence made on the table's own answers
-(``vision.adaptive``), as the live loop reads.
+(``vision.adaptive``: a read is made sure where the table's look-alikes agree with it and
+reads like it have been right on this table), as the live loop reads.
+
+Labels believed wrong (looked at, not edited): coins-mmr ``mmr_52.jpg``, the quarter read
+tails at 0.99 shows a reverse design, labelled heads; dice-rune55 trays ``..._191333849_...``,
+``..._192009089_...`` (two dice) and ``..._192342359_...``: a die labelled 1 showing 3 to 5
+pips, read surely as what it shows. They count as ruled wrong above.
 """
 
 from __future__ import annotations

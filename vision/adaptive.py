@@ -131,8 +131,9 @@ class TableExamples:
         return len(self.by_frame.pop(frame, []))
 
     def all(self) -> list[Example]:
-        """Every example, oldest throw first."""
-        return [e for examples in self.by_frame.values() for e in examples]
+        """Every example, oldest throw first (a copy: an undo on another thread may forget a
+        throw meanwhile)."""
+        return [e for examples in list(self.by_frame.values()) for e in list(examples)]
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.by_frame.values())

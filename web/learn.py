@@ -2,6 +2,11 @@
 face on the tablet, and the live reader adapts to those coins and this light, and to the
 table's kind and size of die (``vision.enrol``).
 
+During play every throw teaches too: the faces the game took from it (read surely, answered
+or corrected) are kept as the table's answers (:meth:`TableLearner.teach`,
+``vision.adaptive``), which make later reads of the same objects sure where this table has
+shown such reads right; a throw taken back (undo) is unlearned (:meth:`TableLearner.unlearn`).
+
 The reader works without this step (the shipped model and colours); what it learns is kept in
 small profile files beside the match log, so a restart keeps it. Learning again adds the new
 confirmed coins and dice to those learned since the service started; after a restart it starts
