@@ -237,4 +237,8 @@ def learn_from_last_read(loop: Any, learner: TableLearner | None, faces: Mapping
     coins, dice = confirmed_objects(observation, faces)
     calibration = getattr(getattr(loop, "read", None), "calibration", None)
     learner.learn(frame.image, coins, dice, getattr(calibration, "mm_per_px", None))
+    # The confirmed faces are answers too: each with the read as it was, for the table's answers.
+    reads = {(d.bbox, d.center): d for d in observation.objects}
+    learner.teach(frame.frame_id, [(reads[(c.bbox, c.center)], c.kind, c.value) for c in [*coins, *dice]
+                                   if (c.bbox, c.center) in reads])
     return len(coins) + len(dice)

@@ -93,3 +93,18 @@ def test_undo_unlearns_the_throw_it_takes_back(tmp_path: Path) -> None:
     service.undo()  # the players take the throw back: its answers are not this table's any more
     assert thrown.frame_id not in learner.answers.by_frame and len(learner.answers) == 0
     assert len(TableLearner(profile_path(db)).answers) == 0
+
+
+def test_faces_confirmed_in_learn_this_table_are_answers_too(tmp_path: Path) -> None:
+    from tests.web.test_learn import first_settled_table, true_faces
+
+    service = first_settled_table(tmp_path / "m.db")
+    service.learn_table(true_faces(service))
+    learner = service.loop.read.learner
+    frame = service.loop.latest_read.frame_id
+    assert len(learner.answers.by_frame[frame]) == 7
+    # Recorded as read before the answer: the read's own confidence, not the answer's certainty.
+    reads = sorted(round(float(d.confidence), 4) for d in service.loop.latest_observation.objects if d.kind == "penny")
+    assert sorted(round(e.score, 4) for e in learner.answers.by_frame[frame]) == reads
+    service.forget_table()  # back to the shipped reader: the answers go too
+    assert len(learner.answers) == 0
