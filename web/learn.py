@@ -2,6 +2,11 @@
 face on the tablet, and the live reader adapts to those coins and this light, and to the
 table's kind and size of die (``vision.enrol``).
 
+During play every throw teaches too: the faces the game took from it (read surely, answered
+or corrected) are kept as the table's answers (:meth:`TableLearner.teach`,
+``vision.adaptive``), which make later reads of the same objects sure where this table has
+shown such reads right; a throw taken back (undo) is unlearned (:meth:`TableLearner.unlearn`).
+
 The reader works without this step (the shipped model and colours); what it learns is kept in
 small profile files beside the match log, so a restart keeps it. Learning again adds the new
 confirmed coins and dice to those learned since the service started; after a restart it starts
@@ -32,24 +37,40 @@ def dice_profile_path(coin_profile: Path) -> Path:
     return coin_profile.with_name(coin_profile.stem + "-dice.json")
 
 
+def examples_path(coin_profile: Path) -> Path:
+    """Where the table's answered objects (``vision.adaptive.TableExamples``) live: beside its
+    coin profile."""
+    return coin_profile.with_name(coin_profile.stem + "-answers.json")
+
+
 class TableLearner:
     """The confirmed coins and dice of this table and the profiles learned from them.
 
     :raises ValueError: (from ``__init__``) for a profile file that cannot be read, naming it.
     """
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, adapt_params: Any = None) -> None:
+        from vision.adaptive import AdaptParams
         from vision.enrol import CoinProfile, DiceProfile
 
         self.path = path
+        self.adapt_params = adapt_params if adapt_params is not None else AdaptParams()
+        """When the table's answers make a read sure (``vision.adaptive.AdaptParams``)."""
         self.examples: list[tuple[Any, list[Any]]] = []
         self.dice_examples: list[tuple[float | None, list[Any]]] = []
         self.profile: CoinProfile | None = None
         self.dice_profile: DiceProfile | None = None
+        from vision.adaptive import TableExamples
+
+        self.answers = TableExamples()
+        """Every object answered or confirmed during play, by throw: what makes this table's
+        reads sure (``vision.adaptive``)."""
         if path is not None and path.is_file():
             self.profile = CoinProfile.load(path)
         if path is not None and dice_profile_path(path).is_file():
             self.dice_profile = DiceProfile.load(dice_profile_path(path))
+        if path is not None and examples_path(path).is_file():
+            self.answers = TableExamples.load(examples_path(path))
 
     @property
     def coins_learned(self) -> int:
@@ -93,15 +114,67 @@ class TableLearner:
                 dice_profile.save(dice_profile_path(self.path))
 
     def forget(self) -> None:
-        """Back to the shipped defaults: the profiles and their files are dropped."""
+        """Back to the shipped defaults: the profiles, the answers and their files are dropped."""
+        from vision.adaptive import TableExamples
+
         self.examples.clear()
         self.dice_examples.clear()
         self.profile = None
         self.dice_profile = None
+        self.answers = TableExamples()
         if self.path is not None:
-            for path in (self.path, dice_profile_path(self.path)):
+            for path in (self.path, dice_profile_path(self.path), examples_path(self.path)):
                 if path.is_file():
                     path.unlink()
+
+    def teach(self, frame_id: str, answered: list[tuple[Any, str, str | int]]) -> None:
+        """The objects of the throw read on frame ``frame_id`` as the game took them: each read
+        (``Detection``) with its true kind and face (read surely, answered or corrected). They
+        replace what that throw taught before (a throw ruled again after an answer) and are
+        used from the next read on (:meth:`adapt`)."""
+        from vision.adaptive import examples_of
+
+        self.answers.forget(frame_id)
+        self.answers.add(frame_id, *examples_of(answered))
+        self._save_answers()
+
+    def unlearn(self, frame_id: str) -> int:
+        """Forget what the throw read on ``frame_id`` taught (its ruling was taken back); how
+        many objects that was."""
+        gone = self.answers.forget(frame_id)
+        if gone:
+            self._save_answers()
+        return gone
+
+    def adapt(self, observation: Any, image: Any = None) -> Any:
+        """``observation`` (read from ``image``) with the reads this table's answers prove sure
+        made sure (``vision.adaptive.adapt``; the reader's vectors of the objects in ``image``
+        let the table's look-alikes agree)."""
+        from vision.adaptive import adapt, features_of
+
+        return adapt(observation, self.answers, self.adapt_params,
+                     None if image is None else features_of(image, observation))
+
+    def _save_answers(self) -> None:
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.answers.save(examples_path(self.path))
+
+
+def undone_frame(events: Any) -> str | None:
+    """The frame of the camera action the last ``undo`` of the log ``events`` took back (``None``
+    when the last undo took back a tablet's action, or there is none)."""
+    applied: list[str | None] = []
+    undone: list[str | None] = []
+    for event in events:
+        if event.kind == "action":
+            applied.append(event.frame_id if event.actor == "camera" else None)
+            undone.clear()
+        elif event.kind == "undo" and applied:
+            undone.append(applied.pop())
+        elif event.kind == "redo" and undone:
+            applied.append(undone.pop())
+    return undone[-1] if undone else None
 
 
 def _choices(kind: str) -> list[Any]:
@@ -165,4 +238,8 @@ def learn_from_last_read(loop: Any, learner: TableLearner | None, faces: Mapping
     coins, dice = confirmed_objects(observation, faces)
     calibration = getattr(getattr(loop, "read", None), "calibration", None)
     learner.learn(frame.image, coins, dice, getattr(calibration, "mm_per_px", None))
+    # The confirmed faces are answers too: each with the read as it was, for the table's answers.
+    reads = {(d.bbox, d.center): d for d in observation.objects}
+    learner.teach(frame.frame_id, [(reads[(c.bbox, c.center)], c.kind, c.value) for c in [*coins, *dice]
+                                   if (c.bbox, c.center) in reads])
     return len(coins) + len(dice)

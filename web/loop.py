@@ -337,6 +337,8 @@ class TableLoop:
             result = self._commit(ruling, seen, frame_id, started)
         if not isinstance(ruling, Question):
             self._remember(seen, frame_id)
+        if isinstance(ruling, ChanceOutcome):
+            self._teach(seen, frame_id)
         if frame_id is not None:
             self._logged_frames.add(frame_id)
         self.status.latencies.append(result.latency_s)
@@ -352,6 +354,22 @@ class TableLoop:
                  if s.value is not None and not s.flags and s.confidence >= CONFIDENT
                  and 0 <= s.ref < len(observation.objects) and observation.objects[s.ref].kind == s.kind]
         self.memory = remember(known, frame.image)
+
+    def _teach(self, seen: list[Seen], frame_id: str | None) -> None:
+        """Every face the game took from the throw just ruled on (read surely, answered or
+        corrected) teaches a reader that learns (``web.learn.TableLearner.teach``), from the
+        next throw on. Objects recalled untouched from the table before (``vision.memory``)
+        teach nothing new: the same die counted twice would make its read look surer than
+        the table has shown."""
+        learner = getattr(self.read, "learner", None)
+        observation, frame = self.latest_observation, self.latest_read
+        if learner is None or not hasattr(learner, "teach") or observation is None or frame is None or frame.frame_id != frame_id:
+            return
+        answered = [(observation.objects[s.ref], s.kind, s.value) for s in seen
+                    if s.value is not None and not s.flags and s.confidence >= CONFIDENT
+                    and 0 <= s.ref < len(observation.objects) and not observation.objects[s.ref].extra.get("remembered")]
+        if answered:
+            learner.teach(frame.frame_id, answered)
 
     def _commit(self, ruling: Ruling, seen: list[Seen], frame_id: str | None, started: float) -> LoopResult:
         match = self.match

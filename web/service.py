@@ -201,7 +201,15 @@ class TableService:
 
         :raises IllegalActionError: when nothing has been played.
         """
-        return self._changed(self.match.undo("tablet"))
+        changed = self._changed(self.match.undo("tablet"))
+        learner = getattr(self.loop.read, "learner", None) if self.loop else None
+        if learner is not None and hasattr(learner, "unlearn"):
+            from web.learn import undone_frame
+
+            frame = undone_frame(self.match.events)
+            if frame is not None:
+                learner.unlearn(frame)  # a throw taken back unteaches its answers
+        return changed
 
     def redo(self) -> dict[str, Any]:
         """Apply again the last action taken back.
@@ -871,6 +879,8 @@ class VisionReader:
         if dice_profile is not None:
             params = replace(params, dice=dice_profile.dice_params(params.dice or DiceParams()))
         observation = read_table(image, calibration, params, profile)
+        if self.learner is not None and hasattr(self.learner, "adapt"):
+            observation = self.learner.adapt(observation, image)  # sure where this table's answers prove it
         if calibration is not None:
             observation = in_play_area(observation, calibration)
         if self.nothing_at:
