@@ -825,7 +825,7 @@ class VisionReader:
         from dataclasses import replace
 
         from vision.dice import DiceParams
-        from vision.read import params_for_scale, read_table
+        from vision.read import params_for_kinds, params_for_scale, read_table
 
         if not closely:
             self._follow(image)
@@ -836,10 +836,8 @@ class VisionReader:
         if self.kinds is not None:
             from vision.types import COIN_KINDS, DIE_KINDS
 
-            coins = tuple(kind for kind in COIN_KINDS if kind in self.kinds)
-            dice = tuple(kind for kind in DIE_KINDS if kind in self.kinds)
-            params = replace(params, coins=replace(params.coins, kinds=coins), read_coins=bool(coins),
-                             read_dice=bool(dice), dice=replace(params.dice or DiceParams(), kinds=dice or None))
+            # Only the game's objects the camera reads (a game of cards: none, nothing looked for).
+            params = params_for_kinds(params, self.kinds & {*COIN_KINDS, *DIE_KINDS})
         if closely:
             params = replace(params, dice=replace(params.dice or DiceParams(), det_threshold=SECOND_LOOK_DIE_SCORE,
                                                   det_threshold_scaled=SECOND_LOOK_DIE_SCORE))
