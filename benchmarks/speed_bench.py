@@ -1,0 +1,227 @@
+"""Speed of a settled table's read against the widely copied blob + DBSCAN dice counter.
+
+Usage::
+
+    nice -n 19 .venv/bin/python benchmarks/speed_bench.py [--passes 1] [GAME ...]
+
+Reads every frame of the recorded games (default ``sp_t1``, pennies, and
+``sevens_sv_t1_t3``, dice) at their own resolution, OpenCV on one thread, in one interleaved
+run (each frame read by every reader in turn, the order turning from frame to frame, so
+that a busy machine slows them alike and their ratio holds):
+
+* ``project``: the read the live loop makes (``web.service.VisionReader``: calibrated from the
+  table's own corner markers, only the kinds the game's rules put on the table,
+  ``web.service.kinds_in_play``);
+* ``read_table``: ``vision.read_table(frame, kinds=...)`` with the game's kinds and no
+  calibration, as ``referee read --kinds`` reads a photo;
+* ``blob+DBSCAN``: the dice counter a user finds first (OpenCV's ``SimpleBlobDetector`` on
+  the pips of a median-blurred grey frame, pips within 40 px clustered into one die by
+  DBSCAN): fast, and it reads little right. The copied code median-blurs the colour frame
+  over 7 pixels, which OpenCV does by its slow path (about 55 ms a 1280x960 frame here); the
+  peer here blurs the grey frame over 5 pixels (about 3 ms), so that the project is measured
+  against the peer at its cheapest.
+
+Prints per reader the median and 90th-percentile CPU milliseconds a frame (this process's
+CPU time: wall time on a shared machine swings with its neighbours), the ratio of medians to
+the peer's, and how many labelled objects each read right (a coin's face or a die's pips; the
+project's only where sure). The target is a median of 20 ms a frame and a ratio of 1.5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from hardware.replay import ReplaySource  # noqa: E402
+from referee.core import find_game  # noqa: E402
+from vision.read import read_table  # noqa: E402
+from vision.types import COIN_KINDS, CONFIDENT, DIE_KINDS  # noqa: E402
+from web.service import VisionReader, kinds_in_play, recorded_options  # noqa: E402
+
+GAMES = ROOT / "fixtures" / "games"
+DEFAULT_GAMES = ("sp_t1", "sevens_sv_t1_t3")
+TARGET_MS = 20.0
+"""Issue 55's target: median CPU milliseconds a frame, one thread."""
+TARGET_RATIO = 1.5
+"""Issue 55's target: the project's median at most this many times the peer's."""
+
+PIP_EPS_PX = 40.0
+"""The peer's DBSCAN radius: pips this close belong to one die (the copied code's value)."""
+PEER_BLUR_PX = 5
+"""The peer's median blur: the largest size OpenCV blurs by its fast path (see the module docstring)."""
+
+Read = list[tuple[float, float, str, Any]]
+"""What a reader read: (centre x, centre y, kind, value) for each object it is sure of."""
+
+
+def dbscan(points: np.ndarray, eps: float, min_samples: int) -> np.ndarray:
+    """DBSCAN cluster labels (``-1`` for noise) of N x 2 points: a point with at least
+    ``min_samples`` points (itself included) within ``eps`` is a core point, and clusters are
+    the core points linked through such neighbourhoods, with the points they reach.
+
+    >>> dbscan(np.array([[0, 0], [1, 0], [10, 0], [30, 0]], float), 2.0, 1).tolist()
+    [0, 0, 1, 2]
+    >>> dbscan(np.array([[0, 0], [1, 0], [10, 0]], float), 2.0, 2).tolist()
+    [0, 0, -1]
+    """
+    n = len(points)
+    labels = np.full(n, -1, np.int64)
+    if n == 0:
+        return labels
+    d2 = ((points[:, None, :] - points[None, :, :]) ** 2).sum(axis=2)
+    near = d2 <= eps * eps
+    core = near.sum(axis=1) >= min_samples
+    cluster = 0
+    for start in range(n):
+        if labels[start] != -1 or not core[start]:
+            continue
+        labels[start] = cluster
+        todo = [start]
+        while todo:
+            i = todo.pop()
+            if not core[i]:
+                continue
+            for j in np.flatnonzero(near[i] & (labels == -1)):
+                labels[j] = cluster
+                todo.append(int(j))
+        cluster += 1
+    return labels
+
+
+def blob_detector() -> cv2.SimpleBlobDetector:
+    """The peer's pip detector: round blobs (inertia ratio at least 0.6), as the copied code sets it."""
+    params = cv2.SimpleBlobDetector_Params()
+    params.filterByInertia = True
+    params.minInertiaRatio = 0.6
+    return cv2.SimpleBlobDetector_create(params)
+
+
+def blob_dbscan_dice(frame: np.ndarray, detector: cv2.SimpleBlobDetector) -> Read:
+    """The widely copied dice counter: pips are blobs, a die is a DBSCAN cluster of pips, its
+    value the number of pips in it and its centre theirs."""
+    gray = cv2.medianBlur(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), PEER_BLUR_PX)
+    points = np.array([kp.pt for kp in detector.detect(gray)], np.float64).reshape(-1, 2)
+    labels = dbscan(points, PIP_EPS_PX, 1)
+    dice: Read = []
+    for cluster in range(int(labels.max()) + 1 if len(labels) else 0):
+        pips = points[labels == cluster]
+        cx, cy = pips.mean(axis=0)
+        dice.append((float(cx), float(cy), "d6", len(pips)))
+    return dice
+
+
+def sure_reads(observation: Any) -> Read:
+    """An observation's sure reads (at ``CONFIDENT`` or above, a value given)."""
+    return [(o.center[0], o.center[1], o.kind, o.value) for o in observation.objects
+            if o.value is not None and o.confidence >= CONFIDENT]
+
+
+def read_right(reads: Read, labels: list[dict[str, Any]]) -> int:
+    """How many labelled objects have a read of their kind and value centred in their box."""
+    right = 0
+    for label in labels:
+        x, y, w, h = label["bbox"]
+        right += any(x <= cx <= x + w and y <= cy <= y + h and kind == label["kind"] and value == label["value"]
+                     for cx, cy, kind, value in reads)
+    return right
+
+
+def game_readers(name: str) -> tuple[dict[str, Callable[[np.ndarray], Read]], frozenset[str]]:
+    """The three readers of one game (see the module docstring) and the game's camera kinds."""
+    source = ReplaySource(GAMES / name)
+    recorded = source.game
+    players = recorded.get("players") or recorded.get("config", {}).get("players")
+    state = find_game(recorded["game"])(players, recorded_options(recorded)).new_state()
+    kinds = frozenset(kinds_in_play(state)) & {*COIN_KINDS, *DIE_KINDS}
+    live = VisionReader(source.layout(), kinds=kinds)
+    detector = blob_detector()
+    return {
+        "project": lambda frame: sure_reads(live(frame)),
+        "read_table": lambda frame: sure_reads(read_table(frame, kinds=kinds)),
+        "blob+DBSCAN": lambda frame: blob_dbscan_dice(frame, detector),
+    }, kinds
+
+
+def run(names: list[str], passes: int) -> dict[str, Any]:
+    """Time every reader on every frame of ``names`` (interleaved), ``passes`` times; returns
+    per reader its CPU milliseconds a frame (all games, and per game) and read-right counts."""
+    ms: dict[str, list[float]] = {}
+    per_game: dict[str, dict[str, list[float]]] = {}
+    right: dict[str, int] = {}
+    labelled = 0
+    sizes = set()
+    for name in names:
+        readers, _ = game_readers(name)
+        entries = json.loads((GAMES / name / "game.json").read_text())["frames"]
+        frames = []
+        for entry in entries:
+            image = cv2.imread(str(GAMES / name / entry["image"]))
+            if image is None:
+                raise ValueError(f"{GAMES / name / entry['image']}: not a readable image")
+            frames.append((image, entry.get("objects", [])))
+            sizes.add(f"{image.shape[1]}x{image.shape[0]}")
+        for read in readers.values():
+            read(frames[0][0])  # networks loaded and the table calibrated before timing
+        order = list(readers)
+        for pass_no in range(passes):
+            for index, (image, labels) in enumerate(frames):
+                if pass_no == 0:
+                    labelled += len(labels)
+                turn = (index + pass_no) % len(order)
+                for who in order[turn:] + order[:turn]:
+                    started = time.process_time()
+                    reads = readers[who](image)
+                    spent = 1000.0 * (time.process_time() - started)
+                    ms.setdefault(who, []).append(spent)
+                    per_game.setdefault(name, {}).setdefault(who, []).append(spent)
+                    if pass_no == 0:
+                        right[who] = right.get(who, 0) + read_right(reads, labels)
+    return {"ms": ms, "per_game": per_game, "right": right, "labelled": labelled, "sizes": sorted(sizes)}
+
+
+def main(argv: list[str]) -> int:
+    """Print the timing table; an unknown game is named, with the games there are."""
+    known = sorted(p.name for p in GAMES.iterdir() if (p / "game.json").is_file())
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("games", nargs="*", metavar="GAME", help=f"recorded games (default: {', '.join(DEFAULT_GAMES)})")
+    ap.add_argument("--passes", type=int, default=1, help="times every frame is read by each reader")
+    args = ap.parse_args(argv)
+    names = args.games or list(DEFAULT_GAMES)
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        print(f"error: no recorded game {', '.join(unknown)} in {GAMES} (there are: {', '.join(known)})", file=sys.stderr)
+        return 2
+    if args.passes < 1:
+        print(f"error: --passes must be at least 1, got {args.passes}", file=sys.stderr)
+        return 2
+    cv2.setNumThreads(1)
+    result = run(names, args.passes)
+    ms, right = result["ms"], result["right"]
+    frames = len(ms["project"]) // args.passes
+    print(f"{', '.join(names)}: {frames} frames ({', '.join(result['sizes'])}), {args.passes} pass(es), OpenCV on one thread")
+    peer = float(np.median(ms["blob+DBSCAN"]))
+    print(f"{'reader':<12} {'median ms':>9} {'p90 ms':>7} {'ratio':>6}  read right of {result['labelled']}")
+    for who, times in ms.items():
+        median = float(np.median(times))
+        print(f"{who:<12} {median:9.1f} {float(np.percentile(times, 90)):7.1f} {median / peer:6.2f}  {right[who]}")
+    for name, by_reader in result["per_game"].items():
+        print(f"  {name}: " + ", ".join(f"{who} {float(np.median(t)):.1f}" for who, t in by_reader.items()) + " ms")
+    project = float(np.median(ms["project"]))
+    print(f"target: project median <= {TARGET_MS:.0f} ms ({'met' if project <= TARGET_MS else 'not met'}), "
+          f"ratio <= {TARGET_RATIO} ({'met' if project / peer <= TARGET_RATIO else 'not met'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
