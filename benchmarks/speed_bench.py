@@ -14,6 +14,8 @@ that a busy machine slows them alike and their ratio holds):
   ``web.service.kinds_in_play``);
 * ``read_table``: ``vision.read_table(frame, kinds=...)`` with the game's kinds and no
   calibration, as ``referee read --kinds`` reads a photo;
+* ``all kinds``: ``vision.read_table(frame)``, every kind looked for (coins and dice alike),
+  as ``referee read`` reads a photo: what looking only for the game's kinds saves;
 * ``blob+DBSCAN``: the dice counter a user finds first (OpenCV's ``SimpleBlobDetector`` on
   the pips of a median-blurred grey frame, pips within 40 px clustered into one die by
   DBSCAN): fast, and it reads little right. The copied code median-blurs the colour frame
@@ -25,12 +27,17 @@ Prints per reader the median and 90th-percentile CPU milliseconds a frame (this 
 CPU time: wall time on a shared machine swings with its neighbours), the ratio of medians to
 the peer's, and how many labelled objects each read right (a coin's face or a die's pips; the
 project's only where sure). The target is a median of 20 ms a frame and a ratio of 1.5.
+``--profile N`` then reads every frame once more with the project's read alone under
+``cProfile`` and prints the N functions that took the most time of their own: where the time
+goes.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
+import pstats
 import sys
 import time
 from collections.abc import Callable
@@ -149,6 +156,7 @@ def game_readers(name: str) -> tuple[dict[str, Callable[[np.ndarray], Read]], fr
     return {
         "project": lambda frame: sure_reads(live(frame)),
         "read_table": lambda frame: sure_reads(read_table(frame, kinds=kinds)),
+        "all kinds": lambda frame: sure_reads(read_table(frame)),
         "blob+DBSCAN": lambda frame: blob_dbscan_dice(frame, detector),
     }, kinds
 
@@ -196,6 +204,8 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("games", nargs="*", metavar="GAME", help=f"recorded games (default: {', '.join(DEFAULT_GAMES)})")
     ap.add_argument("--passes", type=int, default=1, help="times every frame is read by each reader")
+    ap.add_argument("--profile", type=int, default=0, metavar="N",
+                    help="then profile the project's read and print its N most costly functions")
     args = ap.parse_args(argv)
     names = args.games or list(DEFAULT_GAMES)
     unknown = [name for name in names if name not in known]
@@ -220,7 +230,32 @@ def main(argv: list[str]) -> int:
     project = float(np.median(ms["project"]))
     print(f"target: project median <= {TARGET_MS:.0f} ms ({'met' if project <= TARGET_MS else 'not met'}), "
           f"ratio <= {TARGET_RATIO} ({'met' if project / peer <= TARGET_RATIO else 'not met'})")
+    if args.profile > 0:
+        profile_project(names, args.profile)
     return 0
+
+
+def profile_project(names: list[str], top: int) -> None:
+    """Read every frame of ``names`` with the project's read under ``cProfile`` and print the
+    ``top`` functions by their own time, per frame."""
+    profiler = cProfile.Profile()
+    frames = 0
+    for name in names:
+        readers, _ = game_readers(name)
+        project = readers["project"]
+        entries = json.loads((GAMES / name / "game.json").read_text())["frames"]
+        images = [cv2.imread(str(GAMES / name / entry["image"])) for entry in entries]
+        project(images[0])
+        for image in images:
+            profiler.runcall(project, image)
+        frames += len(images)
+    print(f"\nthe project's read, {frames} frames, the {top} functions with the most time of their own:")
+    stats = pstats.Stats(profiler)
+    rows = sorted(stats.stats.items(), key=lambda item: -item[1][2])[:top]  # type: ignore[attr-defined]
+    for (path, line, function), (_, calls, own, cumulative, _) in rows:
+        where = function if path == "~" else f"{Path(path).name}:{line} {function}"
+        print(f"  {1000 * own / frames:6.2f} ms own {1000 * cumulative / frames:6.2f} ms in all a frame, "
+              f"{calls / frames:5.1f} calls: {where}")
 
 
 if __name__ == "__main__":
