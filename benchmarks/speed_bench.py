@@ -29,7 +29,10 @@ the peer's, and how many labelled objects each read right (a coin's face or a di
 project's only where sure). The target is a median of 20 ms a frame and a ratio of 1.5.
 ``--profile N`` then reads every frame once more with the project's read alone under
 ``cProfile`` and prints the N functions that took the most time of their own: where the time
-goes.
+goes. ``--scaling`` then prints how the cost grows: the project's read of the recorded games'
+frames resized to 640x480, 1280x960 and 1920x1440 (calibrated on each size's own markers),
+and ``read_table`` at the table's scale, looking for the kinds each scene holds, on the
+rendered dev scenes (``fixtures/scenes/dev``, 2 to 21 coins and dice) by number of objects.
 """
 
 from __future__ import annotations
@@ -204,6 +207,7 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("games", nargs="*", metavar="GAME", help=f"recorded games (default: {', '.join(DEFAULT_GAMES)})")
     ap.add_argument("--passes", type=int, default=1, help="times every frame is read by each reader")
+    ap.add_argument("--scaling", action="store_true", help="then time the read by resolution and number of objects")
     ap.add_argument("--profile", type=int, default=0, metavar="N",
                     help="then profile the project's read and print its N most costly functions")
     args = ap.parse_args(argv)
@@ -230,9 +234,71 @@ def main(argv: list[str]) -> int:
     project = float(np.median(ms["project"]))
     print(f"target: project median <= {TARGET_MS:.0f} ms ({'met' if project <= TARGET_MS else 'not met'}), "
           f"ratio <= {TARGET_RATIO} ({'met' if project / peer <= TARGET_RATIO else 'not met'})")
+    if args.scaling:
+        by_resolution(names)
+        by_objects(DEV_SCENES)
     if args.profile > 0:
         profile_project(names, args.profile)
     return 0
+
+
+DEV_SCENES = ROOT / "fixtures" / "scenes" / "dev"
+RESOLUTIONS = ((640, 480), (1280, 960), (1920, 1440))
+OBJECT_BINS = ((1, 5), (6, 10), (11, 15), (16, 21))
+
+
+def by_resolution(names: list[str]) -> None:
+    """Print the project's median CPU ms a frame of ``names`` at each of ``RESOLUTIONS``."""
+    print("\nthe project's read by resolution (the recorded frames resized):")
+    for width, height in RESOLUTIONS:
+        times: list[float] = []
+        right = labelled = 0
+        for name in names:
+            readers, _ = game_readers(name)
+            project = readers["project"]
+            entries = json.loads((GAMES / name / "game.json").read_text())["frames"]
+            images = []
+            for entry in entries:
+                image = cv2.imread(str(GAMES / name / entry["image"]))
+                k = width / image.shape[1]
+                resized = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
+                labels = [{**o, "bbox": [v * k for v in o["bbox"]]} for o in entry.get("objects", [])]
+                images.append((resized, labels))
+            project(images[0][0])
+            for image, labels in images:
+                started = time.process_time()
+                reads = project(image)
+                times.append(1000.0 * (time.process_time() - started))
+                right += read_right(reads, labels)
+                labelled += len(labels)
+        print(f"  {width}x{height}: median {float(np.median(times)):.1f} ms, p90 {float(np.percentile(times, 90)):.1f} ms "
+              f"({len(times)} frames), read right {right} of {labelled}")
+
+
+def by_objects(folder: Path) -> None:
+    """Print ``read_table``'s median CPU ms a scene of ``folder`` at the scene's scale, looking
+    for the kinds it holds, by number of labelled objects (``OBJECT_BINS``)."""
+    from vision._coin_split import rendered_scale
+    from vision.read import params_for_scale
+
+    entries = json.loads((folder / "labels.json").read_text())
+    times: dict[tuple[int, int], list[float]] = {}
+    for warm_up, entry in enumerate([entries[0], *entries]):
+        image = cv2.imread(str(folder / entry["image"]))
+        if image is None:
+            raise ValueError(f"{folder / entry['image']}: not a readable image")
+        kinds = {o["kind"] for o in entry["objects"]} & {*COIN_KINDS, *DIE_KINDS}
+        params = params_for_scale(rendered_scale(entry), image.shape[1], image.shape[0])
+        count = len(entry["objects"])
+        started = time.process_time()
+        read_table(image, params=params, kinds=kinds)
+        spent = 1000.0 * (time.process_time() - started)
+        for low, high in OBJECT_BINS:
+            if warm_up and low <= count <= high:
+                times.setdefault((low, high), []).append(spent)
+    print(f"\nread_table at the scene's scale, the scene's kinds, by objects in the scene ({folder.relative_to(ROOT)}):")
+    for (low, high), spent_ms in sorted(times.items()):
+        print(f"  {low:2d}-{high:2d} objects: median {float(np.median(spent_ms)):.1f} ms ({len(spent_ms)} scenes)")
 
 
 def profile_project(names: list[str], top: int) -> None:
