@@ -111,10 +111,23 @@ def dbscan(points: np.ndarray, eps: float, min_samples: int) -> np.ndarray:
 
 def blob_detector() -> cv2.SimpleBlobDetector:
     """The peer's pip detector: round blobs (inertia ratio at least 0.6), as the copied code sets it."""
-    params = cv2.SimpleBlobDetector_Params()
+    # OpenCV's type stubs lack the blob detector's factory and parameters.
+    params = getattr(cv2, "SimpleBlobDetector_Params")()
     params.filterByInertia = True
     params.minInertiaRatio = 0.6
-    return cv2.SimpleBlobDetector_create(params)
+    detector: cv2.SimpleBlobDetector = getattr(cv2, "SimpleBlobDetector_create")(params)
+    return detector
+
+
+def load_frame(path: Path) -> np.ndarray:
+    """The image at ``path`` (BGR).
+
+    :raises ValueError: naming the file when it cannot be read as an image.
+    """
+    image = cv2.imread(str(path))
+    if image is None:
+        raise ValueError(f"{path}: not a readable image")
+    return np.asarray(image)
 
 
 def blob_dbscan_dice(frame: np.ndarray, detector: cv2.SimpleBlobDetector) -> Read:
@@ -177,9 +190,7 @@ def run(names: list[str], passes: int) -> dict[str, Any]:
         entries = json.loads((GAMES / name / "game.json").read_text())["frames"]
         frames = []
         for entry in entries:
-            image = cv2.imread(str(GAMES / name / entry["image"]))
-            if image is None:
-                raise ValueError(f"{GAMES / name / entry['image']}: not a readable image")
+            image = load_frame(GAMES / name / entry["image"])
             frames.append((image, entry.get("objects", [])))
             sizes.add(f"{image.shape[1]}x{image.shape[0]}")
         for read in readers.values():
@@ -259,7 +270,7 @@ def by_resolution(names: list[str]) -> None:
             entries = json.loads((GAMES / name / "game.json").read_text())["frames"]
             images = []
             for entry in entries:
-                image = cv2.imread(str(GAMES / name / entry["image"]))
+                image = load_frame(GAMES / name / entry["image"])
                 k = width / image.shape[1]
                 resized = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR)
                 labels = [{**o, "bbox": [v * k for v in o["bbox"]]} for o in entry.get("objects", [])]
@@ -284,9 +295,7 @@ def by_objects(folder: Path) -> None:
     entries = json.loads((folder / "labels.json").read_text())
     times: dict[tuple[int, int], list[float]] = {}
     for warm_up, entry in enumerate([entries[0], *entries]):
-        image = cv2.imread(str(folder / entry["image"]))
-        if image is None:
-            raise ValueError(f"{folder / entry['image']}: not a readable image")
+        image = load_frame(folder / entry["image"])
         kinds = {o["kind"] for o in entry["objects"]} & {*COIN_KINDS, *DIE_KINDS}
         params = params_for_scale(rendered_scale(entry), image.shape[1], image.shape[0])
         count = len(entry["objects"])
@@ -310,7 +319,7 @@ def profile_project(names: list[str], top: int) -> None:
         readers, _ = game_readers(name)
         project = readers["project"]
         entries = json.loads((GAMES / name / "game.json").read_text())["frames"]
-        images = [cv2.imread(str(GAMES / name / entry["image"])) for entry in entries]
+        images = [load_frame(GAMES / name / entry["image"]) for entry in entries]
         project(images[0])
         for image in images:
             profiler.runcall(project, image)
