@@ -40,9 +40,10 @@ def run_read(args: argparse.Namespace) -> int:
     kinds = None
     if args.kinds is not None:
         kinds = frozenset(kind.strip() for kind in args.kinds.split(",") if kind.strip())
+        if not kinds:
+            print(f"referee: --kinds {args.kinds!r} names no kind", file=sys.stderr)
+            return 2
         try:
-            if not kinds:
-                raise ValueError("names no kind")
             params_for_kinds(ReadParams(), kinds)
         except ValueError as exc:
             print(f"referee: --kinds {args.kinds!r}: {exc}", file=sys.stderr)

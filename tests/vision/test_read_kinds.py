@@ -117,6 +117,9 @@ def test_the_live_reader_passes_the_games_kinds(monkeypatch: pytest.MonkeyPatch)
     coin_reader = VisionReader(ReplaySource(GAMES / "sp_t1").layout(), kinds=frozenset({"penny"}))
     monkeypatch.setattr(vision.dice, "find_dice", refuse("the dice finder"))
     agrees_with_labels(coin_reader(image).objects, labels)
+    card_reader = VisionReader(ReplaySource(GAMES / "sp_t1").layout(), kinds=frozenset({"card"}))
+    monkeypatch.setattr(vision.read, "find_coins", refuse("the coin reader"))
+    assert card_reader(image).objects == ()
 
 
 def test_referee_read_kinds(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
