@@ -769,6 +769,9 @@ class VisionReader:
         """The calibration's state in words: empty when all is well."""
         self.on_status: Callable[[str], None] = lambda text: None
         self._last_try = float("-inf")
+        from vision.marker_watch import MarkerWatch
+
+        self._watch = MarkerWatch()
 
     def _set_status(self, text: str) -> None:
         if text != self.status:
@@ -795,6 +798,8 @@ class VisionReader:
                 return
             self._set_status("")
             return
+        if self._watch.unchanged(image, self.calibration):
+            return  # the markers look as when last followed: following again would change nothing
         result = track(self.calibration, image)
         if result.ok:
             self.calibration = result.calibration
@@ -804,11 +809,13 @@ class VisionReader:
                 try:
                     self.calibration = calibrate(image, self.layout)
                     self._set_status("")
+                    self._watch.remember(image, self.calibration)
                     return
                 except CalibrationError:
                     pass
             # Reading on with the old geometry would put objects in the wrong zones: say so.
             self._set_status(f"camera moved: {result.message}")
+        self._watch.remember(image, self.calibration)
         # "unseen" (a hand over the markers) and "no_markers" (a manual calibration): keep it.
 
     def __call__(self, image: Any) -> Any:
