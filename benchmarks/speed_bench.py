@@ -19,9 +19,9 @@ that a busy machine slows them alike and their ratio holds):
 * ``blob+DBSCAN``: the dice counter a user finds first (OpenCV's ``SimpleBlobDetector`` on
   the pips of a median-blurred grey frame, pips within 40 px clustered into one die by
   DBSCAN): fast, and it reads little right. The copied code median-blurs the colour frame
-  over 7 pixels, which OpenCV does by its slow path (about 55 ms a 1280x960 frame here); the
-  peer here blurs the grey frame over 5 pixels (about 3 ms), so that the project is measured
-  against the peer at its cheapest (``--copied-blur``: as the copied code blurs).
+  over 7 pixels, which OpenCV does by a far slower path than a blur over 5 pixels or fewer;
+  the peer here blurs the grey frame over 5 pixels, so that the project is measured against
+  the peer at its cheapest (``--copied-blur``: as the copied code blurs).
 
 Prints per reader the median and 90th-percentile CPU milliseconds a frame (this process's
 CPU time: wall time on a shared machine swings with its neighbours), the ratio of medians to

@@ -1,7 +1,7 @@
 """Whether a calibrated table's corner markers look as they did when the camera was last followed.
 
-Following the camera (``vision.calibration.track``) looks for every corner marker again: about
-1.6 ms a frame on one core, an eighth of a dice game's read. Where the pixels around each
+Following the camera (``vision.calibration.track``) looks for every corner marker again, a
+good part of a dice game's read. Where the pixels around each
 marker are those of the frame last followed (sensor noise aside), the markers are where they
 were, and following again would give what it gave then: the same calibration (a steady camera
 keeps it) or the same complaint (a hand still over a marker, a camera still moved). A
@@ -22,10 +22,10 @@ white quiet zone and a little cloth, where any move of the camera shows first.""
 
 CHANGED_GREY = 24
 """A window has changed when a pixel of it, both frames' windows lightly blurred, differs by
-more than this many grey levels. On the fixture games' frames a camera moved by one pixel
-changes a window by 94 to 104, frames of a still camera by 0 to 9 where no hand or object comes
-near a marker; following the camera ignores moves under ``TrackParams.tolerance_mm`` (several
-pixels), so a change too small to see here is one it would ignore too."""
+more than this many grey levels: a marker's black-on-white edges moved by even half a pixel
+change it by far more, sensor noise by far less. Following the camera ignores moves under
+``TrackParams.tolerance_mm`` (several pixels), so a move too small to show here is one it would
+ignore too."""
 
 Box = tuple[int, int, int, int]
 """x0, y0, x1, y1 in frame pixels."""
