@@ -190,10 +190,14 @@ def detect_markers_near(
     """Look for each marker only around where it is expected (pixels); faster than a full search.
 
     Each search window is the expected quad grown by ``params.roi_grow`` marker sizes on each side,
-    so a camera bumped by up to about a marker's width is still followed.
+    so a camera bumped by up to about a marker's width is still followed. Only the windows are
+    made grey (the same pixels as the grey frame's, for a fraction of the frame's conversion).
+
+    :raises ValueError: for anything but a 2-D or 3-channel uint8 frame.
     """
-    gray = to_gray(frame)
-    height, width = gray.shape
+    if frame.dtype != np.uint8 or frame.ndim not in (2, 3) or (frame.ndim == 3 and frame.shape[2] != 3):
+        raise ValueError(f"frame must be a BGR or grey uint8 image, not {frame.dtype} {frame.shape}")
+    height, width = frame.shape[:2]
     found: dict[int, Points] = {}
     for marker_id, quad in expected.items():
         side = float(np.sqrt(max(_area(quad), 1.0)))
@@ -204,7 +208,7 @@ def detect_markers_near(
         y1 = int(min(height, np.ceil(quad[:, 1].max() + grow)))
         if x1 - x0 < 8 or y1 - y0 < 8:
             continue
-        window = np.ascontiguousarray(gray[y0:y1, x0:x1])
+        window = to_gray(np.ascontiguousarray(frame[y0:y1, x0:x1]))
         # Perimeter rate is relative to the window here, so any marker that fits counts.
         local = _detect_gray(window, spec, DetectParams(
             min_perimeter_rate=0.1,

@@ -7,13 +7,14 @@ places every object on the table in millimetres and in its zone.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import cv2
 import numpy as np
 
-from vision._coin_geometry import COIN_DIAMETER_MM
+from vision._coin_geometry import APPEARANCE_KINDS, COIN_DIAMETER_MM
 from vision.close_ups import find_close_up_coins, with_close_ups
 from vision.coins import CoinParams, find_coins, profile_fits_model, validate_frame
 from vision.enrol import CoinProfile
@@ -132,11 +133,44 @@ def params_for_scale(mm_per_px: float | None, width: int, height: int) -> ReadPa
     return ReadParams(coins=coins)
 
 
+def params_for_kinds(params: ReadParams, kinds: Iterable[str]) -> ReadParams:
+    """``params`` looking only for ``kinds`` (coin kinds and die kinds, any mix): no coin
+    search without a coin kind, no dice finder without a die kind, and each reader told which
+    of its kinds the table holds (a table of pennies reads no nickel). Kinds ``params``
+    already leaves out stay out. An empty ``kinds`` looks for nothing (a game of cards has
+    no object the camera reads).
+
+    >>> p = params_for_kinds(ReadParams(), {"penny"})
+    >>> p.read_coins, p.read_dice, p.coins.kinds
+    (True, False, ('penny',))
+
+    :raises ValueError: naming any kind vision does not read.
+    """
+    wanted = set(kinds)
+    unknown = wanted - set(APPEARANCE_KINDS) - set(DIE_KINDS)
+    if unknown:
+        raise ValueError(f"kinds: vision reads {', '.join((*APPEARANCE_KINDS, *DIE_KINDS))}, "
+                         f"not {', '.join(sorted(unknown))}")
+    from vision.dice import DiceParams
+
+    dice_params = params.dice if params.dice is not None else DiceParams()
+    coins = tuple(kind for kind in params.coins.kinds or APPEARANCE_KINDS if kind in wanted)
+    dice = tuple(kind for kind in dice_params.kinds or DIE_KINDS if kind in wanted)
+    return replace(
+        params,
+        coins=replace(params.coins, kinds=coins or None),
+        read_coins=params.read_coins and bool(coins),
+        dice=replace(dice_params, kinds=dice or None),
+        read_dice=params.read_dice and bool(dice),
+    )
+
+
 def read_table(
     frame: np.ndarray,
     calibration: CalibrationLike | None = None,
     params: ReadParams | None = None,
     profile: CoinProfile | None = None,
+    kinds: Iterable[str] | None = None,
 ) -> TableObservation:
     """Find and read every coin and die in a BGR uint8 frame.
 
@@ -147,16 +181,21 @@ def read_table(
     circles too large for the usual search (``ReadParams.close_ups``). With one, its scale decides denominations, and each object gets its
     position in table millimetres and its zone. With a known scale (the calibration's or the
     markers') and no ``params``, coins are searched for at their size on this table
-    (:func:`params_for_scale`). Where the markers are in the frame (found, or placed by the
+    (:func:`params_for_scale`). ``kinds`` names the kinds of object to look for (``None``:
+    all): a coin game's frame is not searched for dice, nor a dice game's for coins, and
+    each reader names only the table's kinds (:func:`params_for_kinds`). Where the markers are in the frame (found, or placed by the
     calibration), coins' colour is judged against their printed white
     (``CoinParams.colour_against_white``). ``profile`` is what enrolment learned of this
     table's coins. Each object's ``value`` is its face only where the referee would rule on
     it (``Detection.gated``); its ``guess`` is the face read, however unsure.
 
-    :raises ValueError: if the frame is not BGR uint8 H x W x 3, or the calibration lacks
-        ``mm_per_px``.
+    :raises ValueError: if the frame is not BGR uint8 H x W x 3, the calibration lacks
+        ``mm_per_px`` or ``kinds`` names a kind vision does not read.
     """
     frame = validate_frame(frame)
+    wanted = None if kinds is None else frozenset(kinds)
+    if wanted is not None:
+        params_for_kinds(ReadParams(), wanted)  # a bad kind is refused before any work
     notes: list[str] = []
     mm_per_px: float | None = None
     if calibration is not None:
@@ -178,6 +217,8 @@ def read_table(
             notes.append(f"no calibration: scale from {markers.markers} of the printed table's corner markers")
     if params is None:
         params = params_for_scale(mm_per_px, frame.shape[1], frame.shape[0])
+    if wanted is not None:
+        params = params_for_kinds(params, wanted)
 
     coins: list[Detection] = []
     coin_scale: float | None = None

@@ -25,6 +25,8 @@ def add_parser(commands: Any) -> None:
     read.add_argument("--players", help="with --game: how many players (3), or their names in seating order (Ann,Bo,Cy)")
     read.add_argument("--save-calibration", metavar="FILE", help="with --game: save the calibration found (JSON)")
     read.add_argument("--profile", metavar="FILE", help="what enrolment learned of this table's coins (.npz)")
+    read.add_argument("--kinds", metavar="KIND,...",
+                      help="look only for these kinds of object, e.g. penny or d6 (default: every kind)")
     read.add_argument("--json", action="store_true", help="print one JSON line per image (the default is text)")
     read.set_defaults(run=run_read)
 
@@ -33,8 +35,19 @@ def run_read(args: argparse.Namespace) -> int:
     """Run ``referee read``; returns 0, 1 if any image could not be read, 2 for a bad option file."""
     # OpenCV and the readers load only when this subcommand runs.
     from vision.enrol import CoinProfile
-    from vision.read import read_table
+    from vision.read import ReadParams, params_for_kinds, read_table
 
+    kinds = None
+    if args.kinds is not None:
+        kinds = frozenset(kind.strip() for kind in args.kinds.split(",") if kind.strip())
+        if not kinds:
+            print(f"referee: --kinds {args.kinds!r} names no kind", file=sys.stderr)
+            return 2
+        try:
+            params_for_kinds(ReadParams(), kinds)
+        except ValueError as exc:
+            print(f"referee: --kinds {args.kinds!r}: {exc}", file=sys.stderr)
+            return 2
     calibration = None
     if args.calibration and args.game:
         print("referee: give --calibration FILE or --game GAME --players P, not both", file=sys.stderr)
@@ -70,7 +83,7 @@ def run_read(args: argparse.Namespace) -> int:
             continue
         start = time.perf_counter()
         try:
-            observation = read_table(frame, calibration=calibration, profile=profile)
+            observation = read_table(frame, calibration=calibration, profile=profile, kinds=kinds)
         except ValueError as exc:
             failed += 1
             emit(args.json, {"image": path, "error": str(exc), "objects": []})

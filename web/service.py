@@ -800,6 +800,9 @@ class VisionReader:
         """The calibration's state in words: empty when all is well."""
         self.on_status: Callable[[str], None] = lambda text: None
         self._last_try = float("-inf")
+        from vision.marker_watch import MarkerWatch
+
+        self._watch = MarkerWatch()
 
     def _set_status(self, text: str) -> None:
         if text != self.status:
@@ -826,6 +829,8 @@ class VisionReader:
                 return
             self._set_status("")
             return
+        if self._watch.unchanged(image, self.calibration):
+            return  # the markers look as when last followed: following again would change nothing
         result = track(self.calibration, image)
         if result.ok:
             self.calibration = result.calibration
@@ -835,11 +840,13 @@ class VisionReader:
                 try:
                     self.calibration = calibrate(image, self.layout)
                     self._set_status("")
+                    self._watch.remember(image, self.calibration)
                     return
                 except CalibrationError:
                     pass
             # Reading on with the old geometry would put objects in the wrong zones: say so.
             self._set_status(f"camera moved: {result.message}")
+        self._watch.remember(image, self.calibration)
         # "unseen" (a hand over the markers) and "no_markers" (a manual calibration): keep it.
 
     def __call__(self, image: Any) -> Any:
@@ -856,7 +863,7 @@ class VisionReader:
         from dataclasses import replace
 
         from vision.dice import DiceParams
-        from vision.read import params_for_scale, read_table
+        from vision.read import params_for_kinds, params_for_scale, read_table
 
         if not closely:
             self._follow(image)
@@ -867,10 +874,8 @@ class VisionReader:
         if self.kinds is not None:
             from vision.types import COIN_KINDS, DIE_KINDS
 
-            coins = tuple(kind for kind in COIN_KINDS if kind in self.kinds)
-            dice = tuple(kind for kind in DIE_KINDS if kind in self.kinds)
-            params = replace(params, coins=replace(params.coins, kinds=coins), read_coins=bool(coins),
-                             read_dice=bool(dice), dice=replace(params.dice or DiceParams(), kinds=dice or None))
+            # Only the game's objects the camera reads (a game of cards: none, nothing looked for).
+            params = params_for_kinds(params, self.kinds & {*COIN_KINDS, *DIE_KINDS})
         if closely:
             params = replace(params, dice=replace(params.dice or DiceParams(), det_threshold=SECOND_LOOK_DIE_SCORE,
                                                   det_threshold_scaled=SECOND_LOOK_DIE_SCORE))

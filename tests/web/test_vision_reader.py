@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -172,3 +173,30 @@ def test_a_faint_die_is_found_at_the_tables_scale_and_on_a_second_look() -> None
     strict = DiceParams(det_threshold_scaled=0.3)
     assert len(find_dice(image, strict, mm_per_px=scale)) == len(find_dice(image, DiceParams(), mm_per_px=scale)) - 1
     assert len(find_dice(image, replace(strict, det_threshold=0.15), mm_per_px=scale)) >= len(find_dice(image, DiceParams(), mm_per_px=scale))
+
+
+def test_a_still_camera_is_not_followed_again_until_its_markers_change(monkeypatch: Any) -> None:
+    """The markers looking as they did when the camera was last followed, following it again
+    would change nothing: it is not done; a bumped camera is still followed and corrected."""
+    import vision.calibration
+
+    followed: list[int] = []
+    track = vision.calibration.track
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        followed.append(1)
+        return track(*args, **kwargs)
+
+    monkeypatch.setattr(vision.calibration, "track", counted)
+    image = first_image("sp_t1")
+    reader = VisionReader(ReplaySource(GAMES / "sp_t1").layout())
+    reader.observe(Frame(image, 0.0, "a"))  # calibrated on it
+    reader.observe(Frame(image, 5.0, "b"))
+    assert len(followed) == 1
+    reader.observe(Frame(image.copy(), 10.0, "c"))
+    reader(image)
+    assert len(followed) == 1
+    before = reader.calibration
+    bumped = np.asarray(cv2.warpAffine(image, np.array([[1, 0, 14], [0, 1, 9]], np.float32), (image.shape[1], image.shape[0])), np.uint8)
+    reader(bumped)
+    assert len(followed) == 2 and reader.calibration is not before and reader.status == ""
