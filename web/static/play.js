@@ -23,17 +23,42 @@ async function post(path, body) {
 }
 
 function showError(message) {
-  const toast = $("error");
-  toast.textContent = message;
-  toast.hidden = false;
+  // Beside the picture, at the top of the decision panel: never over the table's picture.
+  const box = $("error");
+  box.textContent = message;
+  box.hidden = false;
   clearTimeout(showError.timer);
-  showError.timer = setTimeout(() => { toast.hidden = true; }, 6000);
+  showError.timer = setTimeout(() => { box.hidden = true; }, 8000);
 }
 
 function el(tag, text, className) {
   const node = document.createElement(tag);
   if (text !== undefined) node.textContent = text;
   if (className) node.className = className;
+  return node;
+}
+
+// Plain words: rule IDs ("(FL-3.3)", "(PW-4.1, PW-4.2)") become small tags, a house rule's
+// "(original: ...)" a short note in small print.
+const RULE_GROUP = /\s*\(((?:[A-Z]{1,3}-[A-Z]?\d+(?:\.\d+)*|A\d+|G-\d+)(?:,\s*(?:[A-Z]{1,3}-[A-Z]?\d+(?:\.\d+)*|A\d+|G-\d+))*)\)/g;
+
+function plainText(node, text) {
+  node.replaceChildren();
+  let rest = String(text || "");
+  const notes = [];
+  rest = rest.replace(/\s*\(original: ([^)]*)\)/g, (_, note) => { notes.push(note); return ""; });
+  let last = 0;
+  for (const match of rest.matchAll(RULE_GROUP)) {
+    node.append(document.createTextNode(rest.slice(last, match.index)));
+    for (const id of match[1].split(/,\s*/)) {
+      const tag = el("span", id, "rule");
+      tag.title = `rule ${id} of the rule book`;
+      node.append(tag);
+    }
+    last = match.index + match[0].length;
+  }
+  node.append(document.createTextNode(rest.slice(last)));
+  for (const note of notes) node.append(el("small", ` (house rule; the rule book's own: ${note})`, "note"));
   return node;
 }
 
@@ -54,26 +79,19 @@ function render(next) {
   $("game-title").textContent = next.title || next.game || "";
   $("round").textContent = next.round ?? "–";
   $("phase").textContent = next.phase || "";
-  $("prompt").textContent = next.prompt || "";
-  $("status").textContent = next.status || "";
+  plainText($("prompt"), next.prompt || "");
+  $("status").textContent = next.status ? ` · ${next.status}` : "";
 
   const forced = $("forced");
-  forced.replaceChildren(...(next.forced_moves || []).map((m) => el("li", m.done ? `Done: ${m.text}` : m.text, m.done ? "done" : "")));
-
-  const options = $("options");
-  options.replaceChildren(...(next.options || []).map((o) => {
-    const button = el("button");
-    button.type = "button";
-    button.dataset.action = o.action;
-    button.append(el("span", o.action, "verb"), document.createTextNode(o.label));
-    // G-2: a decision the table is thrown after waits until the camera has seen the forced moves made.
-    button.disabled = !controller || Boolean(next.question) || Boolean(o.waits_for_camera);
-    button.addEventListener("click", () => act(o.action));
-    return button;
+  forced.replaceChildren(...(next.forced_moves || []).map((m) => {
+    const item = el("li", undefined, m.done ? "done" : "");
+    item.append(el("span", m.done ? "Done:" : "To do:", "state"));
+    plainText(item.appendChild(el("span")), m.text);
+    return item;
   }));
+
+  renderOptions(next);
   const cardGame = next.game === "pennies-from-heaven";
-  $("options-title").hidden = !(next.options || []).length;
-  $("options-title").textContent = next.moves_awaited ? "Your options, once the camera sees the moves made" : "Your options";
   $("manual").hidden = !controller || !(next.awaiting_chance || cardGame);
   $("cards").hidden = !controller || !cardGame;
   $("manual-action").placeholder = cardGame ? "meld 7H 7D 7C" : throwExample(next);
@@ -99,20 +117,17 @@ function render(next) {
   const discrepancy = next.discrepancy;
   $("discrepancy").hidden = !discrepancy;
   if (discrepancy) {
-    $("problems").replaceChildren(...discrepancy.problems.map((p) => el("li", p)));
+    $("problems").replaceChildren(...discrepancy.problems.map((p) => plainText(el("li"), p)));
+    $("way-out").textContent = wayOut(next);
   }
   $("table-is-right").hidden = !controller || !next.can_confirm_table;
 
-  const tbody = $("scores").tBodies[0];
-  tbody.replaceChildren(...Object.entries(next.scores || {}).map(([name, score]) => {
-    const row = el("tr");
-    if (name === next.to_act) row.className = "current";
-    row.append(el("td", name), el("td", String(score), "num"));
-    return row;
-  }));
-  const winners = $("winners");
-  winners.hidden = !next.terminal;
-  winners.textContent = next.terminal ? `Winner: ${(next.winners || []).join(" and ")}` : "";
+  renderScores(next);
+  renderLegend(next);
+  const over = Boolean(next.terminal);
+  $("game-over").hidden = !over;
+  $("winners").textContent = over ? `Winner: ${(next.winners || []).join(" and ") || "nobody"}` : "";
+  $("new-game").hidden = !controller;
 
   $("history").replaceChildren(...(next.history || []).slice().reverse().map((h) => el("li", h)));
   $("undo").disabled = !controller || !(next.history || []).length;
@@ -120,9 +135,96 @@ function render(next) {
 
   const odds = $("odds");
   const values = next.expected_values || {};
+  const labels = Object.fromEntries((next.options || []).map((o) => [o.action, o.label]));
   odds.replaceChildren(...Object.entries(values).map(([action, value]) =>
-    el("p", `${action}: expected ${Number(value).toFixed(2)} points`)));
-  $("odds-toggle").hidden = Object.keys(values).length === 0;
+    el("p", `${labels[action] || action}: on average ${Number(value).toFixed(2)} points`)));
+  $("odds-box").hidden = Object.keys(values).length === 0;
+}
+
+// Why the options cannot be tapped now, in one sentence, or "" when they can.
+function whyDisabled(next) {
+  if (!(next.options || []).length) return "";
+  if (!controller) return "You are watching: enter the control PIN above to play.";
+  if (next.question) return "Answer the question above first.";
+  if (next.moves_awaited) {
+    if (next.after_undo) {
+      return "The camera still sees the table as it was before your undo: put things back as the moves above say"
+        + (next.can_confirm_table ? ", or tell me the table is right." : "; the options open once the camera sees it.");
+    }
+    return next.discrepancy
+      ? "The camera does not see the moves made yet: make them, or tell me the table is right."
+      : "Make the moves above: the options open once the camera sees them done.";
+  }
+  return "";
+}
+
+// Pennywise's options are many ("put 5 take 1 1"): grouped by the coin put in, each group headed
+// by it, each button saying only the change. Other games' options are listed as they come.
+function renderOptions(next) {
+  const options = next.options || [];
+  const why = whyDisabled(next);
+  $("options-title").hidden = !options.length || !controller;
+  $("options-title").textContent = next.moves_awaited ? "Your options, once the camera sees the moves made" : "Your options";
+  $("options-why").hidden = !why;
+  $("options-why").textContent = why;
+  const grouped = next.game === "pennywise" && options.length > 6;
+  const nodes = [];
+  let group = null;
+  for (const o of options) {
+    const [head, ...tail] = String(o.label).split(", ");
+    if (grouped && head !== group) {
+      group = head;
+      nodes.push(el("h3", head, "group"));
+    }
+    const button = el("button");
+    button.type = "button";
+    button.dataset.action = o.action;
+    plainText(button, grouped && tail.length ? tail.join(", ") : o.label);
+    // G-2: a decision the table is thrown after waits until the camera has seen the forced moves made.
+    button.disabled = !controller || Boolean(next.question) || Boolean(o.waits_for_camera);
+    if (button.disabled && why) button.title = why;
+    button.addEventListener("click", () => act(o.action));
+    nodes.push(button);
+  }
+  $("options").replaceChildren(...nodes);
+}
+
+// After a discrepancy, the one way forward.
+function wayOut(next) {
+  if (next.can_confirm_table) return "Make the moves listed, or, if they are made, tell me the table is right.";
+  if (next.discrepancy && next.discrepancy.rethrow) return "Throw again as the prompt says.";
+  return "Put the table as listed above. If an answer or an action was wrong, tap Undo.";
+}
+
+const UNITS = { pennywise: "¢" };
+
+function renderScores(next) {
+  const unit = UNITS[next.game] || "";
+  const entries = Object.entries(next.scores || {});
+  const best = Math.max(...entries.map(([, score]) => Number(score)));
+  const tbody = $("scores").tBodies[0];
+  tbody.replaceChildren(...entries.map(([name, score]) => {
+    const row = el("tr");
+    if (name === next.to_act) row.className = "current";
+    if (next.terminal && (next.winners || []).includes(name)) row.classList.add("leader");
+    const turn = name === next.to_act ? (next.terminal ? "" : "to play") : "";
+    row.append(el("td", turn, "turn"), el("td", name), el("td", `${score}${unit}`, "num"));
+    return row;
+  }));
+  $("scores").dataset.best = String(best);
+}
+
+// The numbered markers on the picture, named as the options name the objects.
+function renderLegend(next) {
+  const legend = (next.picture && next.picture.legend) || [];
+  $("legend").replaceChildren(...legend.map((entry) => {
+    const item = el("li", undefined, entry.state || "");
+    item.append(el("span", entry.mark, "mark"), el("span", entry.name, "name"));
+    if (entry.read) item.append(el("span", /^\d+$/.test(entry.read) ? `shows ${entry.read}` : entry.read, "read"));
+    if (entry.state) item.append(el("span", entry.state, "state"));
+    return item;
+  }));
+  $("legend").hidden = !legend.length;
 }
 
 async function refresh() {
