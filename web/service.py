@@ -20,6 +20,7 @@ from referee.options import parse_option_assignments
 from referee.reconcile import AS_READ, NOT_FLAT_ANSWERS, NOT_THERE_ANSWERS, ONE_BY_ONE
 from vision.types import COIN_KINDS, DIE_KINDS
 from web.loop import LoopResult, Reader, Settler, TableLoop
+from web.summary import round_summary
 from web.store import Event, Match, MatchStore
 
 CAMERA_KINDS = frozenset((*COIN_KINDS, *DIE_KINDS))
@@ -89,6 +90,7 @@ class TableService:
                 question=None,
                 discrepancy=None,
                 log_length=len(self.match.events),
+                round_summary=round_summary(state),
             )
             # Forced moves the camera has seen made since the last action are shown as done.
             made = moves_seen_done(self.match)

@@ -121,6 +121,9 @@ function render(next) {
     $("way-out").textContent = wayOut(next);
   }
   $("table-is-right").hidden = !controller || !next.can_confirm_table;
+  const lastAction = (next.history || []).slice(-1)[0];
+  $("discrepancy-undo").hidden = !controller || !discrepancy || !lastAction;
+  $("discrepancy-undo").textContent = lastAction ? `Undo “${lastAction}”` : "Undo";
 
   renderScores(next);
   renderLegend(next);
@@ -128,6 +131,13 @@ function render(next) {
   $("game-over").hidden = !over;
   $("winners").textContent = over ? `Winner: ${(next.winners || []).join(" and ") || "nobody"}` : "";
   $("new-game").hidden = !controller;
+  $("final-scores").textContent = over ? scoresText(next.scores, next.game) : "";
+  const summary = next.round_summary;
+  const summaryText = summary ? `Round ${summary.round} over: ${scoresText(summary.scores, next.game)}` : "";
+  $("round-summary").hidden = !summary || over;
+  $("round-summary").textContent = summaryText;
+  $("round-over").hidden = !summary || !summary.just_ended || over;
+  $("round-over").textContent = summaryText;
 
   $("history").replaceChildren(...(next.history || []).slice().reverse().map((h) => el("li", h)));
   $("undo").disabled = !controller || !(next.history || []).length;
@@ -193,10 +203,15 @@ function renderOptions(next) {
 function wayOut(next) {
   if (next.can_confirm_table) return "Make the moves listed, or, if they are made, tell me the table is right.";
   if (next.discrepancy && next.discrepancy.rethrow) return "Throw again as the prompt says.";
-  return "Put the table as listed above. If an answer or an action was wrong, tap Undo.";
+  return "Put the table as listed above, or, if an answer or an action was wrong, undo it.";
 }
 
 const UNITS = { pennywise: "¢" };
+
+function scoresText(scores, game) {
+  const unit = UNITS[game] || "";
+  return Object.entries(scores || {}).map(([name, score]) => `${name} ${score}${unit}`).join(" · ");
+}
 
 function renderScores(next) {
   const unit = UNITS[next.game] || "";
@@ -248,6 +263,9 @@ function listen() {
 }
 
 $("undo").addEventListener("click", async () => {
+  try { render(await post("/api/undo")); } catch (err) { showError(err.message); }
+});
+$("discrepancy-undo").addEventListener("click", async () => {
   try { render(await post("/api/undo")); } catch (err) { showError(err.message); }
 });
 $("redo").addEventListener("click", async () => {
