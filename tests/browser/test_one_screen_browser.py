@@ -162,3 +162,23 @@ def test_a_rounds_end_is_summed_up(browser: Any, tmp_path: Path) -> None:
             assert page.inner_text("#prompt").startswith("Kevin: throw the 7 pennies")
             assert_on_one_screen(page)
             page.context.close()
+
+
+def test_pennywise_first_decision_fits_with_every_coin_kind_on_the_legend(browser: Any, tmp_path: Path) -> None:
+    """PW-4.1, PW-4.2: A's options name the coin put in ("Put in a nickel, ..."); each kind is on
+    the legend; totals carry their unit (¢); the house rule's original wording is small print."""
+    with demo("pennywise_pw_t3", tmp_path / "pw.db") as (_service, server):
+        for size in SIZES:
+            page = open_at(browser, server, size)
+            page.wait_for_selector("#options button:not([disabled])", timeout=60000)
+            page.wait_for_selector("#legend li")
+            assert_on_one_screen(page)
+            options = page.eval_on_selector_all("#options button", "bs => bs.map(b => b.textContent)")
+            named = {m.group(0) for text in options for m in re.finditer(r"penny|nickel|dime|quarter", text)}
+            legend = set(page.eval_on_selector_all("#legend .name", "ns => ns.map(n => n.textContent)"))
+            assert named and named <= legend, f"options name {sorted(named)}, the legend {sorted(legend)}"
+            assert page.inner_text("#scores").count("¢") == 2
+            assert page.inner_text("#prompt .note").startswith(" (house rule")
+            assert "(PW-4.1, PW-4.2)" not in page.inner_text("#prompt")
+            page.context.close()
+        assert_markers_clear(picture(page_for_api(browser, server)))

@@ -128,13 +128,15 @@ function render(next) {
   renderScores(next);
   renderLegend(next);
   const over = Boolean(next.terminal);
+  const recordingOver = !over && next.loop && next.loop.state === "finished";
+  $("recording-over").hidden = !recordingOver;
   $("game-over").hidden = !over;
   $("winners").textContent = over ? `Winner: ${(next.winners || []).join(" and ") || "nobody"}` : "";
   $("new-game").hidden = !controller;
   $("final-scores").textContent = over ? scoresText(next.scores, next.game) : "";
   const summary = next.round_summary;
   const summaryText = summary ? `Round ${summary.round} over: ${scoresText(summary.scores, next.game)}` : "";
-  $("round-summary").hidden = !summary || over;
+  $("round-summary").hidden = !summary || over || summary.just_ended;
   $("round-summary").textContent = summaryText;
   $("round-over").hidden = !summary || !summary.just_ended || over;
   $("round-over").textContent = summaryText;
@@ -240,6 +242,7 @@ function renderLegend(next) {
     return item;
   }));
   $("legend").hidden = !legend.length;
+  $("legend").classList.toggle("many", legend.length > 12);
 }
 
 async function refresh() {
