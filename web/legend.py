@@ -18,6 +18,9 @@ from vision.overlay import Marker
 from vision.types import DIE_KINDS, Detection
 from vision.zones import zone_title
 
+READING_ROW_PX = 80.0
+"""Objects whose centres lie within about this many pixels up or down count as one row."""
+
 DIE_NAME = "die"
 """What the options call a die (``Flip die 9``, ``Tap B's die 10``)."""
 
@@ -54,16 +57,19 @@ def legend(objects: Sequence[Detection], zones: Mapping[str, Sequence[Mapping[st
     idents = _idents(objects, zones)
     forced = _forced(objects, forced_moves)
     locked_ids = set(locked)
+    # Untracked objects are numbered in reading order: by rows of about a marker's height, then
+    # left to right, so the numbers run across the picture as a player reads it.
+    untracked = sorted((i for i in range(len(objects)) if i not in idents),
+                       key=lambda i: (round(objects[i].center[1] / READING_ROW_PX), objects[i].center[0]))
+    numbers = {index: str(n) for n, index in enumerate(untracked, start=1)}
     entries = []
-    number = 0
     for index, obj in enumerate(objects):
         ident = idents.get(index)
         is_die = obj.kind in DIE_KINDS
         if ident is not None:
             mark, name = ident, f"{DIE_NAME} {ident}" if is_die else f"{obj.kind} {ident}"
         else:
-            number += 1
-            mark, name = str(number), DIE_NAME if is_die else obj.kind
+            mark, name = numbers[index], DIE_NAME if is_die else obj.kind
         read = "?" if obj.value is None else str(obj.value)
         if obj.value is None or obj.flags:
             state = "unsure"

@@ -147,6 +147,8 @@ def test_a_spectator_is_told_why_there_are_no_buttons(browser: Any, tmp_path: Pa
         page.wait_for_selector("#options button", state="attached", timeout=60000)
         assert page.is_hidden("#options-title")
         assert "control PIN" in page.inner_text("#options-why")
+        assert_tablet_friendly(page)  # the PIN box in the bar, nothing off the screen's side
+        assert_on_one_screen(page)
         context.close()
 
 

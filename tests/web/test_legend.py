@@ -41,3 +41,12 @@ def test_coins_are_numbered_and_named_by_kind_with_forced_and_unsure_marked() ->
         ("4", "nickel", "tails", "gathered")]
     done = [{**moves[0], "done": True}]
     assert legend(coins, {}, done)[0].state == ""
+
+
+def test_untracked_objects_are_numbered_in_reading_order() -> None:
+    """Rows top to bottom, each left to right, whatever order the reader found them in."""
+    def coin(x: float, y: float) -> Detection:
+        return Detection("penny", "heads", (int(x) - 15, int(y) - 15, 30, 30), 0.9, center=(x, y), zone="balcony")
+
+    objects = [coin(500, 410), coin(100, 400), coin(300, 100), coin(900, 395)]
+    assert [e.mark for e in legend(objects, {})] == ["3", "2", "1", "4"]

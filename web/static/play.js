@@ -233,7 +233,8 @@ function renderScores(next) {
 
 // The numbered markers on the picture, named as the options name the objects.
 function renderLegend(next) {
-  const legend = (next.picture && next.picture.legend) || [];
+  const byMark = (a, b) => Number(a.mark) - Number(b.mark) || String(a.mark).localeCompare(String(b.mark));
+  const legend = ((next.picture && next.picture.legend) || []).slice().sort(byMark);
   $("legend").replaceChildren(...legend.map((entry) => {
     const item = el("li", undefined, entry.state || "");
     item.append(el("span", entry.mark, "mark"), el("span", entry.name, "name"));
