@@ -184,3 +184,34 @@ def test_pennywise_first_decision_fits_with_every_coin_kind_on_the_legend(browse
             assert "(PW-4.1, PW-4.2)" not in page.inner_text("#prompt")
             page.context.close()
         assert_markers_clear(picture(page_for_api(browser, server)))
+
+
+def test_pennies_from_heaven_is_a_card_table_with_to_dos_ticked_by_hand(browser: Any) -> None:
+    """PH-2.4, PH-2.6: no camera picture of coins for a card game, the table's zones instead
+    (hands, Pennies, the piles); the deal's to-dos tick when tapped; prompts without syntax."""
+    from tests.web.fake_service import FakeService
+
+    service = FakeService(game="pennies-from-heaven", players=["N", "E", "S", "W"], first="N")
+    with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
+        for size in SIZES:
+            page = open_at(browser, server, size)
+            page.wait_for_selector("#card-table:not([hidden])")
+            assert page.is_hidden("#picture")
+            if size == "landscape":
+                assert "dealt yes|no" not in page.inner_text("#prompt")
+                page.tap('#options button[data-action="dealt yes yes"]')
+                page.wait_for_function("document.querySelector('#prompt').textContent.includes('upcard')")
+            zones = page.inner_text("#card-zones")
+            assert "N: hand\n15 cards" in zones and "Draw pile" in zones
+            assert "CARD" not in page.inner_text("#prompt")
+            todo = page.locator("#forced li.tick").first
+            assert todo.inner_text().startswith("To do:")
+            todo.tap()
+            page.wait_for_function("document.querySelector('#forced li.tick').classList.contains('done')")
+            assert_on_one_screen(page)
+            inside = page.evaluate("""() => ['#manual-action', '#manual button', '#card-suits button', '#card-ranks button']
+                .every((s) => { const r = document.querySelector(s).getBoundingClientRect();
+                                return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight; })""")
+            assert inside, "the card picker and the entry box in view"
+            screenshot(page, f"pennies-from-heaven-{size}")
+            page.context.close()

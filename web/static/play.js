@@ -47,6 +47,12 @@ function plainText(node, text) {
   let rest = String(text || "");
   const notes = [];
   rest = rest.replace(/\s*\(original: ([^)]*)\)/g, (_, note) => { notes.push(note); return ""; });
+  // Command syntax in a prompt ("upcard CARD", "dealt yes|no yes|no", "red-threes CARDS or
+  // red-threes none"): the buttons and the card picker below say it in their own words.
+  rest = rest.replace(/:\s*([a-z-]+) ((?:[A-Z]+S?|yes\|no)(?: (?:[A-Z]+S?|yes\|no))*)( or [a-z-]+ none)?(?=\s*(?:\(|;|$))/g,
+    (_, verb, words, none) => /CARD/.test(words)
+      ? `: tap “${verb}” and the card${/CARDS/.test(words) ? "s" : ""} in the picker below${none ? " (or enter none)" : ""}`
+      : ": tap your answer below");
   let last = 0;
   for (const match of rest.matchAll(RULE_GROUP)) {
     node.append(document.createTextNode(rest.slice(last, match.index)));
@@ -82,13 +88,32 @@ function render(next) {
   plainText($("prompt"), next.prompt || "");
   $("status").textContent = next.status ? ` · ${next.status}` : "";
 
+  const cardTable = next.game === "pennies-from-heaven";
   const forced = $("forced");
-  forced.replaceChildren(...(next.forced_moves || []).map((m) => {
-    const item = el("li", undefined, m.done ? "done" : "");
-    item.append(el("span", m.done ? "Done:" : "To do:", "state"));
+  forced.replaceChildren(...(next.forced_moves || []).map((m, index) => {
+    // No camera reads cards: the players tick each to-do themselves as they carry it out.
+    const key = `${next.match}:${next.log_length}:${index}`;
+    const done = m.done || ticked.has(key);
+    const item = el("li", undefined, done ? "done" : "");
+    item.append(el("span", done ? "Done:" : "To do:", "state"));
     plainText(item.appendChild(el("span")), m.text);
+    if (cardTable && !m.done) {
+      item.classList.add("tick");
+      item.tabIndex = 0;
+      item.setAttribute("role", "checkbox");
+      item.setAttribute("aria-checked", String(done));
+      item.addEventListener("click", () => { if (ticked.has(key)) ticked.delete(key); else ticked.add(key); render(view); });
+    }
     return item;
   }));
+  document.body.classList.toggle("card-game", cardTable);
+  // In landscape the card picker sits with the card table, leaving the panel to the to-dos, the
+  // options and the entry box; in portrait, and with the camera's games, it sits in the panel.
+  const entryHome = cardTable && window.matchMedia("(orientation: landscape)").matches ? $("card-table") : $("side");
+  if ($("cards").parentElement !== entryHome) entryHome.insertBefore($("cards"), entryHome === $("side") ? $("manual") : null);
+  $("picture").hidden = cardTable;
+  $("card-table").hidden = !cardTable;
+  if (cardTable) renderCardTable(next);
 
   renderOptions(next);
   const cardGame = next.game === "pennies-from-heaven";
@@ -133,9 +158,9 @@ function render(next) {
   $("game-over").hidden = !over;
   $("winners").textContent = over ? `Winner: ${(next.winners || []).join(" and ") || "nobody"}` : "";
   $("new-game").hidden = !controller;
-  $("final-scores").textContent = over ? scoresText(next.scores, next.game) : "";
+  $("final-scores").textContent = over ? scoresText(next.scores, scoreUnit(next)) : "";
   const summary = next.round_summary;
-  const summaryText = summary ? `Round ${summary.round} over: ${scoresText(summary.scores, next.game)}` : "";
+  const summaryText = summary ? `Round ${summary.round} over: ${scoresText(summary.scores, scoreUnit(next))}` : "";
   $("round-summary").hidden = !summary || over || summary.just_ended;
   $("round-summary").textContent = summaryText;
   $("round-over").hidden = !summary || !summary.just_ended || over;
@@ -208,15 +233,46 @@ function wayOut(next) {
   return "Put the table as listed above, or, if an answer or an action was wrong, undo it.";
 }
 
+const ticked = new Set();
+
+// Pennies From Heaven is played with cards the camera does not read: instead of a picture, the
+// table as the rules hold it, zone by zone (hands, Pennies, melds, red threes, the piles).
+const CARD_ZONES = [["draw", "Draw pile"], ["discard", "Discard pile"], ["hand", "hand"], ["pennies", "Pennies"],
+  ["melds", "melds"], ["red-threes", "red threes"], ["buried", "buried"], ["supply", "Supply"]];
+
+function zoneName(zone) {
+  const [kind, owner] = zone.split(":");
+  const title = (CARD_ZONES.find(([k]) => k === kind) || [kind, kind])[1];
+  return owner ? `${owner.replace("+", " & ")}: ${title}` : title;
+}
+
+function renderCardTable(next) {
+  const zones = Object.entries(next.zones || {}).filter(([zone, items]) => items.length || zone === "draw" || zone === "discard");
+  $("card-zones").replaceChildren(...zones.map(([zone, items]) => {
+    const tile = el("div", undefined, "card-zone");
+    tile.append(el("span", zoneName(zone), "zone-name"));
+    const known = items.map((i) => i.value).filter((v) => v !== null && v !== undefined);
+    const text = known.length ? known.join(" ") : `${items.length} card${items.length === 1 ? "" : "s"}`;
+    tile.append(el("span", text, known.length ? "zone-cards" : "zone-count"));
+    return tile;
+  }));
+}
+
 const UNITS = { pennywise: "¢" };
 
-function scoresText(scores, game) {
-  const unit = UNITS[game] || "";
+// The unit of a game's scores: cents in Pennywise, nickels under T.K.O. (SPT: each player keeps
+// a stack of nickels), points elsewhere (shown bare).
+function scoreUnit(next) {
+  if (Object.keys(next.zones || {}).some((zone) => zone.startsWith("nickels:"))) return " nickels";
+  return UNITS[next.game] || "";
+}
+
+function scoresText(scores, unit) {
   return Object.entries(scores || {}).map(([name, score]) => `${name} ${score}${unit}`).join(" · ");
 }
 
 function renderScores(next) {
-  const unit = UNITS[next.game] || "";
+  const unit = scoreUnit(next);
   const entries = Object.entries(next.scores || {});
   const best = Math.max(...entries.map(([, score]) => Number(score)));
   const tbody = $("scores").tBodies[0];
@@ -229,6 +285,7 @@ function renderScores(next) {
     return row;
   }));
   $("scores").dataset.best = String(best);
+  $("scores").classList.toggle("many", entries.length > 2);
 }
 
 // The numbered markers on the picture, named as the options name the objects.
@@ -331,6 +388,7 @@ $("card-suits").append(...SUITS.map(([suit, symbol]) => pickerButton(symbol, `su
   if (pendingRank) { appendWord(pendingRank + suit); pendingRank = null; }
 })));
 
+window.matchMedia("(orientation: landscape)").addEventListener("change", () => { if (view) render(view); });
 refresh();
 listen();
 setInterval(refresh, 15000);
