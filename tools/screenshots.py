@@ -8,7 +8,7 @@ Run from the repository root::
 
 Each game is replayed from ``fixtures/games/`` with its recorded labels as the read (fast, and
 the same picture every time): the first decision, then the end after the recorded decisions;
-with no game named, also the set-up page and a spectator's view.
+with no game named, also Pennies From Heaven's card table, the set-up page and a spectator's view.
 """
 
 from __future__ import annotations
@@ -95,6 +95,26 @@ def setup_and_spectator(browser: Any) -> None:
                 service.stop()
 
 
+def card_table(browser: Any) -> None:
+    """Pennies From Heaven (no recorded hand yet): the card table after a perfect deal, its
+    to-dos ticked by hand, the card picker, refereed by the rules alone (no camera)."""
+    from tests.web.fake_service import FakeService
+
+    service = FakeService(game="pennies-from-heaven", players=["N", "E", "S", "W"], first="N")
+    service.act("dealt yes yes")
+    with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
+        for size, viewport in SIZES.items():
+            context = browser.new_context(viewport=viewport, has_touch=True, is_mobile=True)
+            page = context.new_page()
+            page.goto(server.url + "/")
+            page.fill("#pin", PIN)
+            page.tap("#login button")
+            page.wait_for_selector("#card-table:not([hidden]) .card-zone")
+            page.locator("#forced li.tick").first.tap()
+            shoot(page, f"pennies-from-heaven-{size}")
+            context.close()
+
+
 def main(argv: list[str]) -> int:
     from playwright.sync_api import sync_playwright
 
@@ -111,6 +131,7 @@ def main(argv: list[str]) -> int:
             for game in wanted:
                 game_moments(browser, game, GAMES[game])
             if not argv:
+                card_table(browser)
                 setup_and_spectator(browser)
         finally:
             browser.close()
