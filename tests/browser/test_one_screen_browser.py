@@ -215,3 +215,15 @@ def test_pennies_from_heaven_is_a_card_table_with_to_dos_ticked_by_hand(browser:
             assert inside, "the card picker and the entry box in view"
             screenshot(page, f"pennies-from-heaven-{size}")
             page.context.close()
+
+
+def test_tko_scores_are_counted_in_nickels(browser: Any, tmp_path: Path) -> None:
+    """SPT: under T.K.O. a score is a stack of nickels, and the tablet says so (SP-T2's round 1)."""
+    with demo("sp_t2_tko", tmp_path / "tko.db", auto=True) as (service, server):
+        assert service.wait(180)
+        page = open_at(browser, server, "landscape")
+        page.wait_for_selector("#round-over:not([hidden])", timeout=30000)
+        assert page.inner_text("#round-over") == "Round 1 over: A 3 nickels · B 3 nickels · C 1 nickel"
+        assert page.inner_text("#scores").count("nickel") == 3
+        assert_on_one_screen(page)
+        page.context.close()

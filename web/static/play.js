@@ -267,8 +267,13 @@ function scoreUnit(next) {
   return UNITS[next.game] || "";
 }
 
+// A score with its unit: "64¢", "1 nickel", "3 nickels", "12".
+function withUnit(score, unit) {
+  return unit === " nickels" && Number(score) === 1 ? `${score} nickel` : `${score}${unit}`;
+}
+
 function scoresText(scores, unit) {
-  return Object.entries(scores || {}).map(([name, score]) => `${name} ${score}${unit}`).join(" · ");
+  return Object.entries(scores || {}).map(([name, score]) => `${name} ${withUnit(score, unit)}`).join(" · ");
 }
 
 function renderScores(next) {
@@ -281,7 +286,7 @@ function renderScores(next) {
     if (name === next.to_act) row.className = "current";
     if (next.terminal && (next.winners || []).includes(name)) row.classList.add("leader");
     const turn = name === next.to_act ? (next.terminal ? "" : "to play") : "";
-    row.append(el("td", turn, "turn"), el("td", name), el("td", `${score}${unit}`, "num"));
+    row.append(el("td", turn, "turn"), el("td", name), el("td", withUnit(score, unit), "num"));
     return row;
   }));
   $("scores").dataset.best = String(best);
