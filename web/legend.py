@@ -18,6 +18,9 @@ from vision.overlay import Marker
 from vision.types import DIE_KINDS, Detection
 from vision.zones import zone_title
 
+SURE = 0.8
+"""Confidence from which a read is drawn as sure (as ``vision.overlay.OverlayParams.sure``)."""
+
 READING_ROW_PX = 80.0
 """Objects whose centres lie within about this many pixels up or down count as one row."""
 
@@ -50,10 +53,12 @@ class LegendEntry:
 
 
 def legend(objects: Sequence[Detection], zones: Mapping[str, Sequence[Mapping[str, Any]]],
-           forced_moves: Iterable[Mapping[str, Any]] = (), locked: Iterable[str] = ()) -> list[LegendEntry]:
+           forced_moves: Iterable[Mapping[str, Any]] = (), locked: Iterable[str] = (),
+           sure: float = SURE) -> list[LegendEntry]:
     """The legend of ``objects`` (one entry each, in their order) given what the rules hold:
     ``zones`` as a state's view has them (items with ``kind``, ``value`` and, where the rules
-    track the object, ``id``), its ``forced_moves`` not yet done, and the ids ``locked``."""
+    track the object, ``id``), its ``forced_moves`` not yet done, and the ids ``locked``. A read
+    less confident than ``sure`` is ``unsure`` (the referee asks about it rather than guess)."""
     idents = _idents(objects, zones)
     forced = _forced(objects, forced_moves)
     locked_ids = set(locked)
@@ -71,7 +76,7 @@ def legend(objects: Sequence[Detection], zones: Mapping[str, Sequence[Mapping[st
         else:
             mark, name = numbers[index], DIE_NAME if is_die else obj.kind
         read = "?" if obj.value is None else str(obj.value)
-        if obj.value is None or obj.flags:
+        if obj.value is None or obj.flags or obj.confidence < sure:
             state = "unsure"
         elif index in forced:
             state = "forced"

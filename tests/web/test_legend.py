@@ -41,6 +41,8 @@ def test_coins_are_numbered_and_named_by_kind_with_forced_and_unsure_marked() ->
         ("4", "nickel", "tails", "gathered")]
     done = [{**moves[0], "done": True}]
     assert legend(coins, {}, done)[0].state == ""
+    doubtful = Detection("penny", "heads", (10, 10, 30, 30), 0.5, zone="theatre")
+    assert legend([doubtful], {})[0].state == "unsure", "read, but not surely: asked about (SPD-3)"
 
 
 def test_untracked_objects_are_numbered_in_reading_order() -> None:
