@@ -34,6 +34,9 @@ def demo(game: str, db: Path, auto: bool = False) -> Iterator[tuple[Any, LiveSer
 def open_at(browser: Any, server: LiveServer, size: str) -> Any:
     context = browser.new_context(viewport=SIZES[size], has_touch=True, is_mobile=True, device_scale_factor=1)
     page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.script_errors = errors
     page.goto(server.url + "/")
     unlock(page)
     page.wait_for_selector("#login", state="hidden")
@@ -43,6 +46,7 @@ def open_at(browser: Any, server: LiveServer, size: str) -> Any:
 def assert_on_one_screen(page: Any) -> None:
     """Nothing below the fold: the page does not scroll, and the prompt, each option, each forced
     move and the scores lie inside the viewport (and inside the panel that holds them)."""
+    assert not getattr(page, "script_errors", []), f"the play screen's script failed: {page.script_errors}"
     assert page.evaluate("document.documentElement.scrollHeight <= window.innerHeight"), "the page scrolls"
     outside = page.evaluate(
         """(selectors) => {
