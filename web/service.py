@@ -20,8 +20,8 @@ from referee.options import parse_option_assignments
 from referee.reconcile import AS_READ, NOT_FLAT_ANSWERS, NOT_THERE_ANSWERS, ONE_BY_ONE
 from vision.types import COIN_KINDS, DIE_KINDS
 from web.loop import LoopResult, Reader, Settler, TableLoop
-from web.summary import round_summary
 from web.store import Event, Match, MatchStore
+from web.summary import round_summary
 
 CAMERA_KINDS = frozenset((*COIN_KINDS, *DIE_KINDS))
 """The kinds of object the camera reads: only their moves wait for it (G-2)."""
