@@ -231,3 +231,35 @@ def test_tko_scores_are_counted_in_nickels(browser: Any, tmp_path: Path) -> None
         assert page.inner_text("#scores").count("nickel") == 3
         assert_on_one_screen(page)
         page.context.close()
+
+
+def test_pennywise_many_options_come_in_two_steps(browser: Any) -> None:
+    """PW-4.2: with 51 ways to put a coin in and take change, the tablet first asks for the coin,
+    then offers only that coin's change; both steps on one screen."""
+    from tests.web.fake_service import FakeService
+
+    service = FakeService(game="pennywise", players=["A", "B"], first="A")
+    for action in ["put 1 take nothing", "put 1 take nothing", "put 5 take nothing", "put 5 take nothing",
+                   "put 10 take nothing", "put 10 take nothing", "put 1 take nothing", "put 1 take nothing"]:
+        service.act(action)
+    assert len(service.view()["options"]) == 51
+    with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
+        for size in SIZES:
+            page = open_at(browser, server, size)
+            page.wait_for_selector("#options .group-choice")
+            coins = page.eval_on_selector_all("#options .group-choice", "bs => bs.map(b => b.textContent)")
+            assert coins == ["penny", "nickel", "dime", "quarter"]
+            assert page.locator("#options button[data-action]").count() == 0
+            page.tap('#options .group-choice:text-is("dime")')
+            page.wait_for_selector("#options button[data-action]")
+            changes = page.eval_on_selector_all("#options button[data-action]", "bs => bs.map(b => b.textContent)")
+            assert len(changes) == 10 and changes[0] == "nothing → 37¢"
+            assert "nickel + 4 pennies → 46¢" in changes
+            assert_on_one_screen(page)
+            assert_tablet_friendly(page)
+            page.context.close()
+        page = open_at(browser, server, "landscape")
+        page.tap('#options .group-choice:text-is("nickel")')
+        page.tap('#options button[data-action="put 5 take 1"]')
+        page.wait_for_function("document.querySelector('#prompt').textContent.startsWith('B')")
+        assert str(service.state.history()[-1]) == "put 5 take 1"

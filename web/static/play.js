@@ -195,8 +195,22 @@ function whyDisabled(next) {
   return "";
 }
 
-// Pennywise's options are many ("put 5 take 1 1"): grouped by the coin put in, each group headed
-// by it, each button saying only the change. Other games' options are listed as they come.
+// Pennywise's options are many (up to 51: every coin put in with every change): they come in two
+// steps, first the coin put in, then the change taken back. Other games' options are listed.
+let chosenCoin = null;
+
+function optionButton(o, text, next, why) {
+  const button = el("button");
+  button.type = "button";
+  button.dataset.action = o.action;
+  plainText(button, text);
+  // G-2: a decision the table is thrown after waits until the camera has seen the forced moves made.
+  button.disabled = !controller || Boolean(next.question) || Boolean(o.waits_for_camera);
+  if (button.disabled && why) button.title = why;
+  button.addEventListener("click", () => act(o.action));
+  return button;
+}
+
 function renderOptions(next) {
   const options = next.options || [];
   const why = whyDisabled(next);
@@ -205,23 +219,41 @@ function renderOptions(next) {
   $("options-why").hidden = !why;
   $("options-why").textContent = why;
   const grouped = next.game === "pennywise" && options.length > 6;
-  const nodes = [];
-  let group = null;
-  for (const o of options) {
-    const [head, ...tail] = String(o.label).split(", ");
-    if (grouped && head !== group) {
-      group = head;
-      nodes.push(el("h3", head, "group"));
-    }
-    const button = el("button");
+  $("options").classList.toggle("grouped", grouped);
+  if (!grouped) {
+    $("options").replaceChildren(...options.map((o) => optionButton(o, o.label, next, why)));
+    return;
+  }
+  const head = (o) => String(o.label).split(", ")[0];
+  const coins = [...new Set(options.map(head))];
+  if (!coins.includes(chosenCoin)) chosenCoin = null;
+  const row = el("div", undefined, "coin-row");
+  $("options-title").textContent = "Your options: a coin, then the change";
+  row.append(...coins.map((coin) => {
+    const button = el("button", coin.replace(/^Put in an? /, ""), "group-choice");
     button.type = "button";
-    button.dataset.action = o.action;
-    plainText(button, grouped && tail.length ? tail.join(", ") : o.label);
-    // G-2: a decision the table is thrown after waits until the camera has seen the forced moves made.
-    button.disabled = !controller || Boolean(next.question) || Boolean(o.waits_for_camera);
-    if (button.disabled && why) button.title = why;
-    button.addEventListener("click", () => act(o.action));
-    nodes.push(button);
+    button.title = coin;
+    button.setAttribute("aria-pressed", String(coin === chosenCoin));
+    button.disabled = !controller;
+    button.addEventListener("click", () => { chosenCoin = coin === chosenCoin ? null : coin; render(view); });
+    return button;
+  }));
+  const nodes = [row];
+  if (chosenCoin === null) {
+    nodes.push(el("p", "Tap the coin you put in, then the change you take back.", "group"));
+  } else {
+    nodes.push(el("h3", `${chosenCoin}, take back:`, "group"));
+    for (const o of options.filter((o) => head(o) === chosenCoin)) {
+      // "take back a nickel and a penny (A then holds 43¢)": the change, and the total in small print.
+      const rest = String(o.label).split(", ").slice(1).join(", ");
+      const [, change, total] = rest.match(/^take (?:back )?(.*?)(?: back)?\s*(\([^)]*\))?$/) || [null, rest, ""];
+      // Short enough for a button: "a nickel and 2 pennies" reads "nickel + 2 pennies".
+      const short = change.replace(/\ban? /g, "").replace(/ and /g, " + ");
+      const button = optionButton(o, short, next, why);
+      const holds = (total || "").match(/then holds ([^)]*)\)/);
+      if (holds) button.append(el("small", ` → ${holds[1]}`, "total"));
+      nodes.push(button);
+    }
   }
   $("options").replaceChildren(...nodes);
 }
