@@ -263,3 +263,37 @@ def test_pennywise_many_options_come_in_two_steps(browser: Any) -> None:
         page.tap('#options button[data-action="put 5 take 1"]')
         page.wait_for_function("document.querySelector('#prompt').textContent.startsWith('B')")
         assert str(service.state.history()[-1]) == "put 5 take 1"
+
+
+def test_a_table_that_does_not_match_offers_one_way_forward(browser: Any, tmp_path: Path) -> None:
+    """G-2, SV-4.2: the camera sees the roll 1 2 4 6 3 3 untouched after the moves were asked
+    for: the box says what to do, offers "the table is right" and an Undo of the roll, and the
+    options say why they wait; all on one screen. Undo takes the roll back."""
+    from tests.hardware.fakes import FakeSource, SceneReader, SceneSettle
+    from tests.web.test_loop import SCENES, frames
+    from web.service import TableService, create_match
+    from web.store import MatchStore
+
+    store = MatchStore(tmp_path / "m.db")
+    match = create_match(store, "sevens", ["Ann", "Bo"], {"sv.rounds": "1"})
+    service = TableService(store, match, FakeSource(frames(1, 2, 3, 7)), settle=SceneSettle,
+                           read=SceneReader({**SCENES, 7: SCENES[3]}))
+    assert service.loop is not None
+    service.loop.source.start()
+    for _ in range(16):  # the order rolls, Ann's roll, and the roll seen again untouched
+        service.loop.step()
+    service.loop.status.state = "running"
+    with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
+        for size in SIZES:
+            page = open_at(browser, server, size)
+            page.wait_for_selector("#table-is-right:not([hidden])", timeout=30000)
+            assert page.is_visible("#discrepancy-undo") and page.inner_text("#discrepancy-undo") == "Undo “roll 1 2 3 3 4 6”"
+            assert page.inner_text("#way-out").startswith("Make the moves listed, or, if they are made")
+            assert "the camera does not see the moves made yet" in page.inner_text("#options-why").lower()
+            assert_on_one_screen(page)
+            page.context.close()
+        page = open_at(browser, server, "portrait")
+        page.wait_for_selector("#discrepancy-undo:not([hidden])", timeout=30000)
+        page.tap("#discrepancy-undo")
+        page.wait_for_function("!document.querySelector('#history').textContent.includes('roll 1 2 3 3 4 6')")
+    assert "roll 1 2 3 3 4 6" not in [str(a) for a in service.match.state.history()]

@@ -142,7 +142,11 @@ function render(next) {
   const discrepancy = next.discrepancy;
   $("discrepancy").hidden = !discrepancy;
   if (discrepancy) {
-    $("problems").replaceChildren(...discrepancy.problems.map((p) => plainText(el("li"), p)));
+    // A move still to do is listed once, among the forced moves, not again here.
+    const todo = new Set((next.forced_moves || []).filter((m) => !m.done).map((m) => m.text));
+    const problems = discrepancy.problems.filter((p) => !todo.has(p.replace(/^Still to do: /, "")));
+    $("problems").replaceChildren(...problems.map((p) => plainText(el("li"), p)));
+    $("problems").hidden = !problems.length;
     $("way-out").textContent = wayOut(next);
   }
   $("table-is-right").hidden = !controller || !next.can_confirm_table;
@@ -189,7 +193,7 @@ function whyDisabled(next) {
         + (next.can_confirm_table ? ", or tell me the table is right." : "; the options open once the camera sees it.");
     }
     return next.discrepancy
-      ? "The camera does not see the moves made yet: make them, or tell me the table is right."
+      ? "The camera does not see the moves made yet."
       : "Make the moves above: the options open once the camera sees them done.";
   }
   return "";
