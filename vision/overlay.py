@@ -328,3 +328,144 @@ def _nearest_inside(calibration: ZoneMap, zone: object, start: tuple[float, floa
     if cv2.pointPolygonTest(contour, (float(end[0]), float(end[1])), True) < 0.5 * inset:
         end = np.array(_centroid_px(calibration, zone))  # a zone too thin or odd for that: its middle
     return float(end[0]), float(end[1])
+
+
+@dataclass(frozen=True)
+class MarkerParams:
+    """Sizes and colours of the numbered markers the tablet's legend explains."""
+
+    height: float = 0.05
+    """Height of a marker as a share of the frame's height (readable at arm's length on a tablet)."""
+    min_height: float = 14.0
+    """The smallest marker in pixels, however small the frame."""
+    gap: float = 0.25
+    """Space between an object and its marker, as a share of the marker's height."""
+    colours: tuple[tuple[str, Colour], ...] = (
+        ("", (60, 200, 60)),            # read surely: green
+        ("unsure", (40, 40, 230)),      # not read: red
+        ("forced", (255, 0, 255)),      # must move now: magenta
+        ("locked", (255, 160, 40)),     # FLIP's locked dice: blue
+        ("gathered", (0, 215, 255)),    # waiting in a player's Gathering Area: yellow
+    )
+    """The outline colour of each state an object may be in (BGR)."""
+
+    def colour(self, state: str) -> Colour:
+        """The colour of ``state`` (a state not listed is drawn as read surely)."""
+        return dict(self.colours).get(state, self.colours[0][1])
+
+
+@dataclass(frozen=True)
+class Marker:
+    """The marker of one object: its short text (a number, or FLIP's die id) and its state."""
+
+    text: str
+    """What the marker shows: ``"9"`` for FLIP's die 9, else the object's number in the legend."""
+    state: str = ""
+    """``""`` (read surely), ``unsure``, ``forced``, ``locked`` or ``gathered``."""
+
+
+def marker_size(text: str, height_px: float) -> tuple[int, int]:
+    """A marker's width and height in pixels: a round tag at least as wide as it is high."""
+    font, scale, thick = cv2.FONT_HERSHEY_SIMPLEX, height_px / 40.0, max(2, round(height_px / 14.0))
+    (tw, _th), _base = cv2.getTextSize(text, font, scale, thick)
+    h = int(round(height_px))
+    return max(h, tw + h // 2), h
+
+
+def place_markers(boxes: Sequence[BBox], texts: Sequence[str], frame_size: tuple[int, int],
+                  params: MarkerParams = MarkerParams()) -> list[Box]:
+    """Where each object's marker goes (``x0, y0, x1, y1``): beside its object, never over an
+    object or an earlier marker, inside the frame. Tried in turn: right, left, above, below and
+    the corners, then the same twice as far out; where none is free (a crowded pile) the
+    least-covering place is taken.
+
+    :raises ValueError: when ``boxes`` and ``texts`` differ in length.
+    """
+    if len(boxes) != len(texts):
+        raise ValueError(f"{len(boxes)} objects but {len(texts)} marker texts")
+    width, height = frame_size
+    h_px = max(params.min_height, params.height * height)
+    gap = params.gap * h_px
+    objects: list[Box] = [(int(x), int(y), int(x + w), int(y + h)) for x, y, w, h in boxes]
+    placed: list[Box] = []
+    for (x0, y0, x1, y1), text in zip(objects, texts):
+        mw, mh = marker_size(text, h_px)
+        cx, cy = (x0 + x1) / 2.0, (y0 + y1) / 2.0
+        best: Box | None = None
+        best_cover = np.inf
+        for reach in (1.0, 2.2, 3.5):
+            g = gap * reach + (reach - 1.0) * mh
+            spots = [
+                (x1 + g, cy - mh / 2), (x0 - g - mw, cy - mh / 2), (cx - mw / 2, y0 - g - mh), (cx - mw / 2, y1 + g),
+                (x1 + g, y0 - g - mh), (x0 - g - mw, y0 - g - mh), (x1 + g, y1 + g), (x0 - g - mw, y1 + g),
+            ]
+            for sx, sy in spots:
+                box = (int(round(sx)), int(round(sy)), int(round(sx + mw)), int(round(sy + mh)))
+                if box[0] < 0 or box[1] < 0 or box[2] > width or box[3] > height:
+                    continue
+                cover = sum(_area(box, other) for other in objects + placed)
+                if cover < best_cover:
+                    best, best_cover = box, cover
+                if cover == 0:
+                    break
+            if best_cover == 0:
+                break
+        if best is None:  # an object at the frame's edge: the marker clamped inside
+            bx = int(min(max(0.0, x1 + gap), width - mw))
+            by = int(min(max(0.0, cy - mh / 2), height - mh))
+            best = (bx, by, bx + mw, by + mh)
+        placed.append(best)
+    return placed
+
+
+def _area(a: Box, b: Box) -> int:
+    """The area two boxes share."""
+    return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def draw_markers(frame: Image, observation: TableObservation, markers: Sequence[Marker],
+                 params: MarkerParams = MarkerParams()) -> Image:
+    """The frame with each object outlined in its state's colour and a numbered marker beside it,
+    tied to it by a short line, at the places :func:`place_markers` gives. The tablet's legend
+    names each number as the options name the object (``die 9``, ``penny heads``).
+
+    :raises ValueError: for a frame that is not BGR uint8, or markers and objects differing in number.
+    """
+    image = _check(frame)
+    objects = observation.objects
+    if len(markers) != len(objects):
+        raise ValueError(f"{len(objects)} objects but {len(markers)} markers")
+    boxes = place_markers([o.bbox for o in objects], [m.text for m in markers], (image.shape[1], image.shape[0]), params)
+    line = max(2, round(0.004 * image.shape[0]))
+    for obj, marker in zip(objects, markers):
+        colour = params.colour(marker.state)
+        x, y, w, h = (int(v) for v in obj.bbox)
+        if obj.kind.startswith("d") and obj.kind[1:].isdigit():
+            cv2.rectangle(image, (x - line, y - line), (x + w + line, y + h + line), colour, line, cv2.LINE_AA)
+        else:
+            cv2.circle(image, (x + w // 2, y + h // 2), max(w, h) // 2 + line, colour, line, cv2.LINE_AA)
+    for obj, marker, box in zip(objects, markers, boxes):
+        colour = params.colour(marker.state)
+        x, y, w, h = obj.bbox
+        mx, my = (box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0
+        # The leader line, from the marker's edge to the object's edge: short, and off the object.
+        ox, oy = min(max(mx, x), x + w), min(max(my, y), y + h)
+        cv2.line(image, (int(mx), int(my)), (int(ox), int(oy)), colour, line, cv2.LINE_AA)
+        _draw_marker(image, marker.text, box, colour)
+    return image
+
+
+def _draw_marker(image: Image, text: str, box: Box, colour: Colour) -> None:
+    """A rounded dark tag with a coloured rim and the text in white, large."""
+    x0, y0, x1, y1 = box
+    h = y1 - y0
+    r = h // 2
+    rim = max(2, h // 10)
+    for fill, inset in ((colour, 0), ((20, 20, 20), rim)):
+        cv2.rectangle(image, (x0 + r, y0 + inset), (x1 - r, y1 - inset), fill, -1)
+        cv2.circle(image, (x0 + r, y0 + r), max(1, r - inset), fill, -1, cv2.LINE_AA)
+        cv2.circle(image, (x1 - r, y0 + r), max(1, r - inset), fill, -1, cv2.LINE_AA)
+    font, scale, thick = cv2.FONT_HERSHEY_SIMPLEX, h / 40.0, max(2, round(h / 14.0))
+    (tw, th), _base = cv2.getTextSize(text, font, scale, thick)
+    origin = (int(round((x0 + x1 - tw) / 2.0)), int(round((y0 + y1 + th) / 2.0)))
+    cv2.putText(image, text, origin, font, scale, (255, 255, 255), thick, cv2.LINE_AA)

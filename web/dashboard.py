@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, render_template
+from flask import Blueprint, redirect, render_template, url_for
+from werkzeug.wrappers import Response
 
 from referee import find_game, game_names
 from referee.options import OptionSpec
@@ -22,6 +23,12 @@ def play() -> str:
     view = service().view()
     return render_template("play.html", csrf_token=csrf_token(), controller=is_controller(),
                            title=view.get("title", ""))
+
+
+@bp.get("/favicon.ico")
+def favicon() -> Response:
+    """The tab's icon, for browsers that ask for it at the root whatever the page links."""
+    return redirect(url_for("static", filename="favicon.svg"), code=301)
 
 
 @bp.get("/setup")

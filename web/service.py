@@ -21,6 +21,7 @@ from referee.reconcile import AS_READ, NOT_FLAT_ANSWERS, NOT_THERE_ANSWERS, ONE_
 from vision.types import COIN_KINDS, DIE_KINDS
 from web.loop import LoopResult, Reader, Settler, TableLoop
 from web.store import Event, Match, MatchStore, open_store
+from web.summary import round_summary
 
 CAMERA_KINDS = frozenset((*COIN_KINDS, *DIE_KINDS))
 """The kinds of object the camera reads: only their moves wait for it (G-2)."""
@@ -89,6 +90,7 @@ class TableService:
                 question=None,
                 discrepancy=None,
                 log_length=len(self.match.events),
+                round_summary=round_summary(state),
             )
             # Forced moves the camera has seen made since the last action are shown as done.
             made = moves_seen_done(self.match)
@@ -100,6 +102,8 @@ class TableService:
             # Decisions held back until the camera sees the moves made; only then is the players'
             # word that the table is right worth offering against a discrepancy.
             view["moves_awaited"] = any(option["waits_for_camera"] for option in view.get("options", []))
+            last_change = next((e.kind for e in reversed(self.match.events) if e.kind in ("action", "undo", "redo")), None)
+            view["after_undo"] = last_change == "undo"
             view["can_confirm_table"] = view["moves_awaited"] and pending is not None and pending.detail.get("ruling") == "discrepancy"
             if pending is not None and pending.detail.get("ruling") == "question":
                 refs = pending.detail.get("refs", [])
@@ -110,6 +114,7 @@ class TableService:
                 view["discrepancy"] = {"id": pending.seq, "text": pending.text, "frame": pending.frame_id,
                                        "problems": [p["text"] for p in pending.detail.get("problems", [])],
                                        "rethrow": bool(pending.detail.get("rethrow"))}
+        view["picture"] = self.picture()
         loop = self.loop.status.to_json() if self.loop else {"state": "no camera"}
         view["loop"] = loop
         view["camera"] = self.camera
@@ -425,9 +430,38 @@ class TableService:
     def _draw(self, image: Any, observation: Any) -> Any:
         if self._overlay is not None:
             return self._overlay(image, observation)
-        from vision.overlay import draw_observation
+        from vision.overlay import draw_markers
 
-        return draw_observation(image, observation)
+        return draw_markers(image, observation, [entry.marker() for entry in self._legend(observation)])
+
+    def _legend(self, observation: Any) -> list[Any]:
+        """The legend of the last read: each object named as the options name it (web.legend)."""
+        from referee.table import item_to_json
+        from web.legend import legend
+
+        with self.match.lock:
+            state = self.match.state
+            zones = {zone: [item_to_json(i) for i in items] for zone, items in state.zones().items()}
+            made = moves_seen_done(self.match)
+            moves = [{**m.to_json(), "done": str(m) in made} for m in state.forced_moves()]
+            seats = range(len(state.game.players))
+            locked = [str(d) for seat in seats for d in state.locked(seat)] if hasattr(state, "locked") else []
+        return legend(observation.objects, zones, moves, locked)
+
+    def picture(self) -> dict[str, Any]:
+        """What the picture shows besides the frame, for the tablet: the legend of its numbered
+        markers, and where the markers and the objects lie in it (frame pixels)."""
+        from vision.overlay import MarkerParams, place_markers
+
+        observation = self.loop.latest_observation if self.loop else None
+        if observation is None or self._overlay is not None:
+            return {"legend": [], "markers": [], "objects": [], "size": None}
+        entries = self._legend(observation)
+        boxes = [o.bbox for o in observation.objects]
+        markers = place_markers(boxes, [e.mark for e in entries], observation.frame_size, MarkerParams())
+        return {"legend": [e.to_json() for e in entries], "markers": [list(b) for b in markers],
+                "objects": [[int(x), int(y), int(x + w), int(y + h)] for x, y, w, h in boxes],
+                "size": list(observation.frame_size)}
 
     # -- the thread ------------------------------------------------------------------------
 

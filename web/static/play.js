@@ -23,17 +23,48 @@ async function post(path, body) {
 }
 
 function showError(message) {
-  const toast = $("error");
-  toast.textContent = message;
-  toast.hidden = false;
+  // Beside the picture, at the top of the decision panel: never over the table's picture.
+  const box = $("error");
+  box.textContent = message;
+  box.hidden = false;
   clearTimeout(showError.timer);
-  showError.timer = setTimeout(() => { toast.hidden = true; }, 6000);
+  showError.timer = setTimeout(() => { box.hidden = true; }, 8000);
 }
 
 function el(tag, text, className) {
   const node = document.createElement(tag);
   if (text !== undefined) node.textContent = text;
   if (className) node.className = className;
+  return node;
+}
+
+// Plain words: rule IDs ("(FL-3.3)", "(PW-4.1, PW-4.2)") become small tags, a house rule's
+// "(original: ...)" a short note in small print.
+const RULE_GROUP = /\s*\(((?:[A-Z]{1,3}-[A-Z]?\d+(?:\.\d+)*|A\d+|G-\d+)(?:,\s*(?:[A-Z]{1,3}-[A-Z]?\d+(?:\.\d+)*|A\d+|G-\d+))*)\)/g;
+
+function plainText(node, text) {
+  node.replaceChildren();
+  let rest = String(text || "");
+  const notes = [];
+  rest = rest.replace(/\s*\(original: ([^)]*)\)/g, (_, note) => { notes.push(note); return ""; });
+  // Command syntax in a prompt ("upcard CARD", "dealt yes|no yes|no", "red-threes CARDS or
+  // red-threes none"): the buttons and the card picker below say it in their own words.
+  rest = rest.replace(/:\s*([a-z-]+) ((?:[A-Z]+S?|yes\|no)(?: (?:[A-Z]+S?|yes\|no))*)( or [a-z-]+ none)?(?=\s*(?:\(|;|$))/g,
+    (_, verb, words, none) => /CARD/.test(words)
+      ? `: tap “${verb}” and the card${/CARDS/.test(words) ? "s" : ""} in the picker below${none ? " (or enter none)" : ""}`
+      : ": tap your answer below");
+  let last = 0;
+  for (const match of rest.matchAll(RULE_GROUP)) {
+    node.append(document.createTextNode(rest.slice(last, match.index)));
+    for (const id of match[1].split(/,\s*/)) {
+      const tag = el("span", id, "rule");
+      tag.title = `rule ${id} of the rule book`;
+      node.append(tag);
+    }
+    last = match.index + match[0].length;
+  }
+  node.append(document.createTextNode(rest.slice(last)));
+  for (const note of notes) node.append(el("small", ` (house rule; the rule book's own: ${note})`, "note"));
   return node;
 }
 
@@ -54,26 +85,38 @@ function render(next) {
   $("game-title").textContent = next.title || next.game || "";
   $("round").textContent = next.round ?? "–";
   $("phase").textContent = next.phase || "";
-  $("prompt").textContent = next.prompt || "";
-  $("status").textContent = next.status || "";
+  plainText($("prompt"), next.prompt || "");
+  $("status").textContent = next.status ? ` · ${next.status}` : "";
 
+  const cardTable = next.game === "pennies-from-heaven";
   const forced = $("forced");
-  forced.replaceChildren(...(next.forced_moves || []).map((m) => el("li", m.done ? `Done: ${m.text}` : m.text, m.done ? "done" : "")));
-
-  const options = $("options");
-  options.replaceChildren(...(next.options || []).map((o) => {
-    const button = el("button");
-    button.type = "button";
-    button.dataset.action = o.action;
-    button.append(el("span", o.action, "verb"), document.createTextNode(o.label));
-    // G-2: a decision the table is thrown after waits until the camera has seen the forced moves made.
-    button.disabled = !controller || Boolean(next.question) || Boolean(o.waits_for_camera);
-    button.addEventListener("click", () => act(o.action));
-    return button;
+  forced.replaceChildren(...(next.forced_moves || []).map((m, index) => {
+    // No camera reads cards: the players tick each to-do themselves as they carry it out.
+    const key = `${next.match}:${next.log_length}:${index}`;
+    const done = m.done || ticked.has(key);
+    const item = el("li", undefined, done ? "done" : "");
+    item.append(el("span", done ? "Done:" : "To do:", "state"));
+    plainText(item.appendChild(el("span")), m.text);
+    if (cardTable && !m.done) {
+      item.classList.add("tick");
+      item.tabIndex = 0;
+      item.setAttribute("role", "checkbox");
+      item.setAttribute("aria-checked", String(done));
+      item.addEventListener("click", () => { if (ticked.has(key)) ticked.delete(key); else ticked.add(key); render(view); });
+    }
+    return item;
   }));
+  document.body.classList.toggle("card-game", cardTable);
+  // In landscape the card picker sits with the card table, leaving the panel to the to-dos, the
+  // options and the entry box; in portrait, and with the camera's games, it sits in the panel.
+  const entryHome = cardTable && window.matchMedia("(orientation: landscape)").matches ? $("card-table") : $("side");
+  if ($("cards").parentElement !== entryHome) entryHome.insertBefore($("cards"), entryHome === $("side") ? $("manual") : null);
+  $("picture").hidden = cardTable;
+  $("card-table").hidden = !cardTable;
+  if (cardTable) renderCardTable(next);
+
+  renderOptions(next);
   const cardGame = next.game === "pennies-from-heaven";
-  $("options-title").hidden = !(next.options || []).length;
-  $("options-title").textContent = next.moves_awaited ? "Your options, once the camera sees the moves made" : "Your options";
   $("manual").hidden = !controller || !(next.awaiting_chance || cardGame);
   $("cards").hidden = !controller || !cardGame;
   $("manual-action").placeholder = cardGame ? "meld 7H 7D 7C" : throwExample(next);
@@ -99,20 +142,33 @@ function render(next) {
   const discrepancy = next.discrepancy;
   $("discrepancy").hidden = !discrepancy;
   if (discrepancy) {
-    $("problems").replaceChildren(...discrepancy.problems.map((p) => el("li", p)));
+    // A move still to do is listed once, among the forced moves, not again here.
+    const todo = new Set((next.forced_moves || []).filter((m) => !m.done).map((m) => m.text));
+    const problems = discrepancy.problems.filter((p) => !todo.has(p.replace(/^Still to do: /, "")));
+    $("problems").replaceChildren(...problems.map((p) => plainText(el("li"), p)));
+    $("problems").hidden = !problems.length;
+    $("way-out").textContent = wayOut(next);
   }
   $("table-is-right").hidden = !controller || !next.can_confirm_table;
+  const lastAction = (next.history || []).slice(-1)[0];
+  $("discrepancy-undo").hidden = !controller || !discrepancy || !lastAction;
+  $("discrepancy-undo").textContent = lastAction ? `Undo “${lastAction}”` : "Undo";
 
-  const tbody = $("scores").tBodies[0];
-  tbody.replaceChildren(...Object.entries(next.scores || {}).map(([name, score]) => {
-    const row = el("tr");
-    if (name === next.to_act) row.className = "current";
-    row.append(el("td", name), el("td", String(score), "num"));
-    return row;
-  }));
-  const winners = $("winners");
-  winners.hidden = !next.terminal;
-  winners.textContent = next.terminal ? `Winner: ${(next.winners || []).join(" and ")}` : "";
+  renderScores(next);
+  renderLegend(next);
+  const over = Boolean(next.terminal);
+  const recordingOver = !over && next.loop && next.loop.state === "finished";
+  $("recording-over").hidden = !recordingOver;
+  $("game-over").hidden = !over;
+  $("winners").textContent = over ? `Winner: ${(next.winners || []).join(" and ") || "nobody"}` : "";
+  $("new-game").hidden = !controller;
+  $("final-scores").textContent = over ? scoresText(next.scores, scoreUnit(next)) : "";
+  const summary = next.round_summary;
+  const summaryText = summary ? `Round ${summary.round} over: ${scoresText(summary.scores, scoreUnit(next))}` : "";
+  $("round-summary").hidden = !summary || over || summary.just_ended;
+  $("round-summary").textContent = summaryText;
+  $("round-over").hidden = !summary || !summary.just_ended || over;
+  $("round-over").textContent = summaryText;
 
   $("history").replaceChildren(...(next.history || []).slice().reverse().map((h) => el("li", h)));
   $("undo").disabled = !controller || !(next.history || []).length;
@@ -120,9 +176,172 @@ function render(next) {
 
   const odds = $("odds");
   const values = next.expected_values || {};
+  const labels = Object.fromEntries((next.options || []).map((o) => [o.action, o.label]));
   odds.replaceChildren(...Object.entries(values).map(([action, value]) =>
-    el("p", `${action}: expected ${Number(value).toFixed(2)} points`)));
-  $("odds-toggle").hidden = Object.keys(values).length === 0;
+    el("p", `${labels[action] || action}: on average ${Number(value).toFixed(2)} points`)));
+  $("odds-box").hidden = Object.keys(values).length === 0;
+}
+
+// Why the options cannot be tapped now, in one sentence, or "" when they can.
+function whyDisabled(next) {
+  if (!(next.options || []).length) return "";
+  if (!controller) return "You are watching: enter the control PIN above to play.";
+  if (next.question) return "Answer the question above first.";
+  if (next.moves_awaited) {
+    if (next.after_undo) {
+      return "The camera still sees the table as it was before your undo: put things back as the moves above say"
+        + (next.can_confirm_table ? ", or tell me the table is right." : "; the options open once the camera sees it.");
+    }
+    return next.discrepancy
+      ? "The camera does not see the moves made yet."
+      : "Make the moves above: the options open once the camera sees them done.";
+  }
+  return "";
+}
+
+// Pennywise's options are many (up to 51: every coin put in with every change): they come in two
+// steps, first the coin put in, then the change taken back. Other games' options are listed.
+let chosenCoin = null;
+
+function optionButton(o, text, next, why) {
+  const button = el("button");
+  button.type = "button";
+  button.dataset.action = o.action;
+  plainText(button, text);
+  // G-2: a decision the table is thrown after waits until the camera has seen the forced moves made.
+  button.disabled = !controller || Boolean(next.question) || Boolean(o.waits_for_camera);
+  if (button.disabled && why) button.title = why;
+  button.addEventListener("click", () => act(o.action));
+  return button;
+}
+
+function renderOptions(next) {
+  const options = next.options || [];
+  const why = whyDisabled(next);
+  $("options-title").hidden = !options.length || !controller;
+  $("options-title").textContent = next.moves_awaited ? "Your options, once the camera sees the moves made" : "Your options";
+  $("options-why").hidden = !why;
+  $("options-why").textContent = why;
+  const grouped = next.game === "pennywise" && options.length > 6;
+  $("options").classList.toggle("grouped", grouped);
+  if (!grouped) {
+    $("options").replaceChildren(...options.map((o) => optionButton(o, o.label, next, why)));
+    return;
+  }
+  const head = (o) => String(o.label).split(", ")[0];
+  const coins = [...new Set(options.map(head))];
+  if (!coins.includes(chosenCoin)) chosenCoin = null;
+  const row = el("div", undefined, "coin-row");
+  $("options-title").textContent = "Your options: a coin, then the change";
+  row.append(...coins.map((coin) => {
+    const button = el("button", coin.replace(/^Put in an? /, ""), "group-choice");
+    button.type = "button";
+    button.title = coin;
+    button.setAttribute("aria-pressed", String(coin === chosenCoin));
+    button.disabled = !controller;
+    button.addEventListener("click", () => { chosenCoin = coin === chosenCoin ? null : coin; render(view); });
+    return button;
+  }));
+  const nodes = [row];
+  if (chosenCoin === null) {
+    nodes.push(el("p", "Tap the coin you put in, then the change you take back.", "group"));
+  } else {
+    nodes.push(el("h3", `${chosenCoin}, take back:`, "group"));
+    for (const o of options.filter((o) => head(o) === chosenCoin)) {
+      // "take back a nickel and a penny (A then holds 43¢)": the change, and the total in small print.
+      const rest = String(o.label).split(", ").slice(1).join(", ");
+      const [, change, total] = rest.match(/^take (?:back )?(.*?)(?: back)?\s*(\([^)]*\))?$/) || [null, rest, ""];
+      // Short enough for a button: "a nickel and 2 pennies" reads "nickel + 2 pennies".
+      const short = change.replace(/\ban? /g, "").replace(/ and /g, " + ");
+      const button = optionButton(o, short, next, why);
+      const holds = (total || "").match(/then holds ([^)]*)\)/);
+      if (holds) button.append(el("small", ` → ${holds[1]}`, "total"));
+      nodes.push(button);
+    }
+  }
+  $("options").replaceChildren(...nodes);
+}
+
+// After a discrepancy, the one way forward.
+function wayOut(next) {
+  if (next.can_confirm_table) return "Make the moves listed, or, if they are made, tell me the table is right.";
+  if (next.discrepancy && next.discrepancy.rethrow) return "Throw again as the prompt says.";
+  return "Put the table as listed above, or, if an answer or an action was wrong, undo it.";
+}
+
+const ticked = new Set();
+
+// Pennies From Heaven is played with cards the camera does not read: instead of a picture, the
+// table as the rules hold it, zone by zone (hands, Pennies, melds, red threes, the piles).
+const CARD_ZONES = [["draw", "Draw pile"], ["discard", "Discard pile"], ["hand", "hand"], ["pennies", "Pennies"],
+  ["melds", "melds"], ["red-threes", "red threes"], ["buried", "buried"], ["supply", "Supply"]];
+
+function zoneName(zone) {
+  const [kind, owner] = zone.split(":");
+  const title = (CARD_ZONES.find(([k]) => k === kind) || [kind, kind])[1];
+  return owner ? `${owner.replace("+", " & ")}: ${title}` : title;
+}
+
+function renderCardTable(next) {
+  const zones = Object.entries(next.zones || {}).filter(([zone, items]) => items.length || zone === "draw" || zone === "discard");
+  $("card-zones").replaceChildren(...zones.map(([zone, items]) => {
+    const tile = el("div", undefined, "card-zone");
+    tile.append(el("span", zoneName(zone), "zone-name"));
+    const known = items.map((i) => i.value).filter((v) => v !== null && v !== undefined);
+    const text = known.length ? known.join(" ") : `${items.length} card${items.length === 1 ? "" : "s"}`;
+    tile.append(el("span", text, known.length ? "zone-cards" : "zone-count"));
+    return tile;
+  }));
+}
+
+const UNITS = { pennywise: "¢" };
+
+// The unit of a game's scores: cents in Pennywise, nickels under T.K.O. (SPT: each player keeps
+// a stack of nickels), points elsewhere (shown bare).
+function scoreUnit(next) {
+  if (Object.keys(next.zones || {}).some((zone) => zone.startsWith("nickels:"))) return " nickels";
+  return UNITS[next.game] || "";
+}
+
+// A score with its unit: "64¢", "1 nickel", "3 nickels", "12".
+function withUnit(score, unit) {
+  return unit === " nickels" && Number(score) === 1 ? `${score} nickel` : `${score}${unit}`;
+}
+
+function scoresText(scores, unit) {
+  return Object.entries(scores || {}).map(([name, score]) => `${name} ${withUnit(score, unit)}`).join(" · ");
+}
+
+function renderScores(next) {
+  const unit = scoreUnit(next);
+  const entries = Object.entries(next.scores || {});
+  const best = Math.max(...entries.map(([, score]) => Number(score)));
+  const tbody = $("scores").tBodies[0];
+  tbody.replaceChildren(...entries.map(([name, score]) => {
+    const row = el("tr");
+    if (name === next.to_act) row.className = "current";
+    if (next.terminal && (next.winners || []).includes(name)) row.classList.add("leader");
+    const turn = name === next.to_act ? (next.terminal ? "" : "to play") : "";
+    row.append(el("td", turn, "turn"), el("td", name), el("td", withUnit(score, unit), "num"));
+    return row;
+  }));
+  $("scores").dataset.best = String(best);
+  $("scores").classList.toggle("many", entries.length > 2);
+}
+
+// The numbered markers on the picture, named as the options name the objects.
+function renderLegend(next) {
+  const byMark = (a, b) => Number(a.mark) - Number(b.mark) || String(a.mark).localeCompare(String(b.mark));
+  const legend = ((next.picture && next.picture.legend) || []).slice().sort(byMark);
+  $("legend").replaceChildren(...legend.map((entry) => {
+    const item = el("li", undefined, entry.state || "");
+    item.append(el("span", entry.mark, "mark"), el("span", entry.name, "name"));
+    if (entry.read) item.append(el("span", /^\d+$/.test(entry.read) ? `shows ${entry.read}` : entry.read, "read"));
+    if (entry.state) item.append(el("span", entry.state, "state"));
+    return item;
+  }));
+  $("legend").hidden = !legend.length;
+  $("legend").classList.toggle("many", legend.length > 12);
 }
 
 async function refresh() {
@@ -158,6 +377,9 @@ async function pollThenListen() {
 }
 
 $("undo").addEventListener("click", async () => {
+  try { render(await post("/api/undo")); } catch (err) { showError(err.message); }
+});
+$("discrepancy-undo").addEventListener("click", async () => {
   try { render(await post("/api/undo")); } catch (err) { showError(err.message); }
 });
 $("redo").addEventListener("click", async () => {
@@ -219,6 +441,7 @@ $("card-suits").append(...SUITS.map(([suit, symbol]) => pickerButton(symbol, `su
   if (pendingRank) { appendWord(pendingRank + suit); pendingRank = null; }
 })));
 
+window.matchMedia("(orientation: landscape)").addEventListener("change", () => { if (view) render(view); });
 refresh();
 listen();
 setInterval(refresh, 15000);

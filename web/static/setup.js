@@ -15,14 +15,19 @@ function renderOptions() {
     const id = `opt-${option.key}`;
     const label = document.createElement("label");
     label.htmlFor = id;
-    label.textContent = `${option.key} (${option.rule})`;
+    // The house rule in a sentence; its key and rule in small print, for the rule book and files.
+    label.append(document.createTextNode(option.help || option.key));
+    const key = document.createElement("small");
+    key.className = "option-key";
+    key.textContent = ` ${option.key}${option.rule ? ` · ${option.rule}` : ""}`;
+    label.append(key);
     let input;
     if (option.choices.length) {
       input = document.createElement("select");
       for (const choice of option.choices) {
         const item = document.createElement("option");
         item.value = choice;
-        item.textContent = choice;
+        item.textContent = { true: "yes", false: "no" }[choice] || choice.replaceAll("_", " ");
         input.append(item);
       }
     } else {
@@ -32,10 +37,7 @@ function renderOptions() {
     input.id = id;
     input.name = option.key;
     input.value = option.default === null ? "" : String(option.default);
-    const help = document.createElement("p");
-    help.className = "option-help";
-    help.textContent = option.help;
-    fieldset.append(label, input, help);
+    fieldset.append(label, input);
   }
 }
 
