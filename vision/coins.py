@@ -53,7 +53,7 @@ from vision.print_erase import erase_print
 from vision.types import COIN_KINDS, Detection
 
 if TYPE_CHECKING:
-    from vision.enrol import CoinProfile
+    from vision.coin_profile import CoinProfile
 
 NOT_COIN = NOT_A_COIN
 """The appearance model's class for circles that are not coins."""
