@@ -162,15 +162,16 @@ STEPS: tuple[tuple[int, str, str, str], ...] = (
     (1, "vision.coins", "tilted_coins", "tilted coins"),
     (1, "vision.coins", "coins_on_edge", "coins on edge"),
     (0, "vision.dice", "find_dice", "dice (find_dice)"),
-    (1, "vision.dice", "finder_blob", "finder's input"),
-    (1, "vision.dice", "die_patches", "die-sized patches"),
-    (1, "vision.dice", "_read_boxes", "reader crops"),
-    (1, "vision.dice", "_look_closer_at_doubtful", "closer look at doubtful reads"),
-    (1, "vision.dice", "_d8_reads", "d8 faces"),
-    (1, "vision.dice", "_cocked_check", "cocked-die check"),
+    (1, "vision.dice.find", "finder_blob", "finder's input"),
+    (1, "vision.dice.find", "die_patches", "die-sized patches"),
+    (1, "vision.dice.find vision.dice.closer", "_read_boxes", "reader crops"),
+    (1, "vision.dice.find", "_look_closer_at_doubtful", "closer look at doubtful reads"),
+    (1, "vision.dice.find", "_d8_reads", "d8 faces"),
+    (1, "vision.dice.find", "_cocked_check", "cocked-die check"),
 )
-"""(depth, module, function, label) of the steps ``--steps`` times: each function is timed under
-the name the read calls it by (a module's own, or the one it imported it as)."""
+"""(depth, modules, function, label) of the steps ``--steps`` times: each function is timed under
+the name the read calls it by, in each module (space-separated) that calls it (its own, or the
+one that imported it)."""
 
 
 def time_steps(
@@ -182,19 +183,20 @@ def time_steps(
     ``None``: ``read_table``'s own choice)."""
     spent: dict[str, float] = {}
     originals = []
-    for _depth, module_name, name, label in STEPS:
-        module = importlib.import_module(module_name)
-        original = getattr(module, name)
-        originals.append((module, name, original))
+    for _depth, module_names, name, label in STEPS:
+        for module_name in module_names.split():
+            module = importlib.import_module(module_name)
+            original = getattr(module, name)
+            originals.append((module, name, original))
 
-        def timed(*args: Any, _f: Callable[..., Any] = original, _label: str = label, **kwargs: Any) -> Any:
-            c0 = time.process_time()
-            try:
-                return _f(*args, **kwargs)
-            finally:
-                spent[_label] = spent.get(_label, 0.0) + 1000.0 * (time.process_time() - c0)
+            def timed(*args: Any, _f: Callable[..., Any] = original, _label: str = label, **kwargs: Any) -> Any:
+                c0 = time.process_time()
+                try:
+                    return _f(*args, **kwargs)
+                finally:
+                    spent[_label] = spent.get(_label, 0.0) + 1000.0 * (time.process_time() - c0)
 
-        setattr(module, name, timed)
+            setattr(module, name, timed)
     per_step: dict[str, list[float]] = {label: [] for *_, label in STEPS}
     whole: list[float] = []
     try:
