@@ -83,7 +83,10 @@ from vision.coins.on_edge import (
 from vision.coins.drawing import (
     draw_coins as draw_coins,
 )
-from vision._coin_geometry import hough_circles as hough_circles, refine_circles as refine_circles  # as offered before
+from vision._coin_geometry import (  # helpers this module has always offered
+    hough_circles as hough_circles,
+    refine_circles as refine_circles,
+)
 from vision._coin_model import load_model as load_model
 from vision.colour_coins import chroma_circles as chroma_circles
 from vision.print_erase import erase_print as erase_print

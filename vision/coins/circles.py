@@ -7,7 +7,15 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from vision._coin_geometry import COIN_DIAMETER_MM, Circle, fine_search, hough_circles, refine_circles, suppress, work_image
+from vision._coin_geometry import (
+    COIN_DIAMETER_MM,
+    Circle,
+    fine_search,
+    hough_circles,
+    refine_circles,
+    suppress,
+    work_image,
+)
 from vision._coin_model import ModelOutput
 from vision.coins.appearance import appearance
 from vision.coins.frames import FrameViews, frame_views

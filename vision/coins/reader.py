@@ -11,7 +11,12 @@ import numpy as np
 from vision._coin_geometry import APPEARANCE_KINDS, Circle, colour_features, overlapping_circles, work_image
 from vision._coin_model import ModelMeta, ModelOutput
 from vision.coins.appearance import appearance, profile_fits_model
-from vision.coins.circles import _coins_seen_by_colour, _coins_seen_in_chroma, _with_coins_beneath, find_coin_circles
+from vision.coins.circles import (
+    _coins_seen_by_colour,
+    _coins_seen_in_chroma,
+    _with_coins_beneath,
+    find_coin_circles,
+)
 from vision.coins.colour import DEFAULT_COLOURS, against_table, colour_loglik
 from vision.coins.frames import frame_views, validate_frame
 from vision.coins.kinds import _only, _reorder, denominations

@@ -17,7 +17,16 @@ from vision.dice.cocked_check import _cocked_check
 from vision.dice.d8 import _d8_reads
 from vision.dice.models import _Seen, _nets
 from vision.dice.params import CONFIDENT, DIE_MM_RANGE, DiceParams
-from vision.dice.reading import _Read, _allowed_classes, _meaning, _not_die_prob, _read_boxes, _read_of, _reader_logits, _reader_turns
+from vision.dice.reading import (
+    _Read,
+    _allowed_classes,
+    _meaning,
+    _not_die_prob,
+    _read_boxes,
+    _read_of,
+    _reader_logits,
+    _reader_turns,
+)
 from vision.die_patches import die_patches
 from vision.types import DIE_KINDS, Detection
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from vision._dice_net import COCKED_CLASS, D8_FIRST_CLASS, FloatArray, READ_CLASSES_D8, crop_patch, read_class, reader_input
+from vision._dice_net import (
+    COCKED_CLASS,
+    D8_FIRST_CLASS,
+    FloatArray,
+    READ_CLASSES_D8,
+    crop_patch,
+    read_class,
+    reader_input,
+)
 from vision.dice.boxes import _rescale
 from vision.dice.models import _Models, _Seen
 from vision.dice.params import DiceParams
