@@ -151,26 +151,27 @@ STEPS: tuple[tuple[int, str, str, str], ...] = (
     (0, "vision.read", "marker_scale", "markers (marker_scale)"),
     (0, "vision.read", "printed_white", "the printed white"),
     (0, "vision.read", "find_coins", "coins (find_coins)"),
-    (1, "vision.coins", "frame_views", "reduced frame"),
-    (1, "vision.coins", "find_coin_circles", "circle search"),
-    (2, "vision.coins", "erase_print", "print painted over"),
-    (2, "vision.coins", "hough_circles", "the transform"),
-    (2, "vision.coins", "_checked_circles", "circles fitted to their edges"),
-    (1, "vision.coins", "_coins_seen_by_colour", "coins seen only in colour"),
-    (1, "vision.coins", "_coins_seen_in_chroma", "coins seen in chroma (no known scale)"),
-    (1, "vision.coins", "appearance", "appearance network"),
-    (1, "vision.coins", "tilted_coins", "tilted coins"),
-    (1, "vision.coins", "coins_on_edge", "coins on edge"),
+    (1, "vision.coins.reader vision.coins.circles", "frame_views", "reduced frame"),
+    (1, "vision.coins.reader", "find_coin_circles", "circle search"),
+    (2, "vision.coins.circles", "erase_print", "print painted over"),
+    (2, "vision.coins.circles", "hough_circles", "the transform"),
+    (2, "vision.coins.circles", "_checked_circles", "circles fitted to their edges"),
+    (1, "vision.coins.reader", "_coins_seen_by_colour", "coins seen only in colour"),
+    (1, "vision.coins.reader", "_coins_seen_in_chroma", "coins seen in chroma (no known scale)"),
+    (1, "vision.coins.reader vision.coins.circles", "appearance", "appearance network"),
+    (1, "vision.coins.reader", "tilted_coins", "tilted coins"),
+    (1, "vision.coins.reader", "coins_on_edge", "coins on edge"),
     (0, "vision.dice", "find_dice", "dice (find_dice)"),
-    (1, "vision.dice", "finder_blob", "finder's input"),
-    (1, "vision.dice", "die_patches", "die-sized patches"),
-    (1, "vision.dice", "_read_boxes", "reader crops"),
-    (1, "vision.dice", "_look_closer_at_doubtful", "closer look at doubtful reads"),
-    (1, "vision.dice", "_d8_reads", "d8 faces"),
-    (1, "vision.dice", "_cocked_check", "cocked-die check"),
+    (1, "vision.dice.find", "finder_blob", "finder's input"),
+    (1, "vision.dice.find", "die_patches", "die-sized patches"),
+    (1, "vision.dice.find vision.dice.closer", "_read_boxes", "reader crops"),
+    (1, "vision.dice.find", "_look_closer_at_doubtful", "closer look at doubtful reads"),
+    (1, "vision.dice.find", "_d8_reads", "d8 faces"),
+    (1, "vision.dice.find", "_cocked_check", "cocked-die check"),
 )
-"""(depth, module, function, label) of the steps ``--steps`` times: each function is timed under
-the name the read calls it by (a module's own, or the one it imported it as)."""
+"""(depth, modules, function, label) of the steps ``--steps`` times: each function is timed under
+the name the read calls it by, in each module (space-separated) that calls it (its own, or the
+one that imported it)."""
 
 
 def time_steps(
@@ -182,19 +183,20 @@ def time_steps(
     ``None``: ``read_table``'s own choice)."""
     spent: dict[str, float] = {}
     originals = []
-    for _depth, module_name, name, label in STEPS:
-        module = importlib.import_module(module_name)
-        original = getattr(module, name)
-        originals.append((module, name, original))
+    for _depth, module_names, name, label in STEPS:
+        for module_name in module_names.split():
+            module = importlib.import_module(module_name)
+            original = getattr(module, name)
+            originals.append((module, name, original))
 
-        def timed(*args: Any, _f: Callable[..., Any] = original, _label: str = label, **kwargs: Any) -> Any:
-            c0 = time.process_time()
-            try:
-                return _f(*args, **kwargs)
-            finally:
-                spent[_label] = spent.get(_label, 0.0) + 1000.0 * (time.process_time() - c0)
+            def timed(*args: Any, _f: Callable[..., Any] = original, _label: str = label, **kwargs: Any) -> Any:
+                c0 = time.process_time()
+                try:
+                    return _f(*args, **kwargs)
+                finally:
+                    spent[_label] = spent.get(_label, 0.0) + 1000.0 * (time.process_time() - c0)
 
-        setattr(module, name, timed)
+            setattr(module, name, timed)
     per_step: dict[str, list[float]] = {label: [] for *_, label in STEPS}
     whole: list[float] = []
     try:

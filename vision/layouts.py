@@ -1,53 +1,26 @@
-"""Default table layouts: the play area's size, its zones and its corner markers, per game.
+"""Table layouts as vision uses them: the play area's size, its zones and its corner markers.
 
-A layout is what ``referee markers`` prints and what a calibration maps the camera onto.
+A layout is what ``referee markers`` prints and what a calibration maps the camera onto. The
+games' own zones and seats are the rules' (``referee.table_layouts``); here they become
+``vision.zones.Zone`` objects with the markers they are printed with, and a recorded frame's
+label gives the table it was taken on (:func:`layout_from_label`).
 Table millimetres: origin at the play area's top-left corner as printed, x right, y down.
-Zones keep clear of the corner markers and of each other (10 mm gutters), so an object lies
-in at most one zone.
-
-Seats: player 1 sits at the bottom edge of the sheet. Per-player zones run around the table
-clockwise seen from above ("left" in RULES.md G-1): along the bottom edge from right to left,
-then along the top edge from left to right.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from referee.table_layouts import EDGE_MM as EDGE_MM
+from referee.table_layouts import GAMES as GAMES
+from referee.table_layouts import GAP_MM as GAP_MM
+from referee.table_layouts import check_names, seat_names, table_zones
+from referee.table_layouts import game_key as game_key
+from referee.table_layouts import players_from_text as players_from_text
 from vision.markers import MarkerSpec
 from vision.zones import Zone, check_zones, zone_of
-
-GAP_MM = 10.0
-"""Gutter between neighbouring zones."""
-EDGE_MM = 8.0
-"""Gap between the play area's edge and a zone (the same as the markers' margin)."""
-
-GAMES = ("seven-pennies", "sevens", "pennywise", "flip", "pennies-from-heaven")
-"""Games with a default layout (names as the rules core registers them)."""
-_ALIASES = {
-    "sp": "seven-pennies",
-    "sevenpennies": "seven-pennies",
-    "seven-pennies-tko": "seven-pennies",
-    "seven-pennies-dice": "seven-pennies",
-    "tko": "seven-pennies",
-    "sv": "sevens",
-    "pw": "pennywise",
-    "fl": "flip",
-    "ph": "pennies-from-heaven",
-    "pfh": "pennies-from-heaven",
-    "canasta": "pennies-from-heaven",
-}
-_PLAYER_BOUNDS = {
-    "seven-pennies": (2, 8),  # SP-1.1: two or more; eight is what one camera can watch
-    "sevens": (2, 8),  # SV-1.2 [A58]; the dice are shared, so no per-player zone
-    "pennywise": (2, 6),  # PW-1.1
-    "flip": (2, 2),  # FL-1.1
-    "pennies-from-heaven": (4, 6),  # PH-1.1: 4 or 6, in teams of two
-}
-_NAME = re.compile(r"^[A-Za-z0-9_.'-]+$")
 
 
 @dataclass(frozen=True)
@@ -97,7 +70,7 @@ class Layout:
 
         :raises ValueError: for a different number of names or a bad name.
         """
-        new = _check_names(names)
+        new = check_names(names)
         if len(new) != len(self.players):
             raise ValueError(f"this layout has {len(self.players)} seats; got {len(new)} names")
         mapping = dict(zip(self.players, new))
@@ -109,34 +82,6 @@ class Layout:
         return Layout(self.game, new, self.table_size_mm, tuple(zones), self.markers)
 
 
-def game_key(game: str) -> str:
-    """The layout name for a game name or alias (``"Seven Pennies"`` -> ``"seven-pennies"``).
-
-    :raises ValueError: for a game without a default layout, listing those with one.
-    """
-    key = re.sub(r"[\s_]+", "-", game.strip().lower())
-    key = _ALIASES.get(key, _ALIASES.get(key.replace("-", ""), key))
-    if key not in GAMES:
-        raise ValueError(f"no default table layout for game {game!r}; layouts exist for: {', '.join(GAMES)}")
-    return key
-
-
-def _check_names(names: Sequence[str]) -> tuple[str, ...]:
-    result = tuple(names)
-    for name in result:
-        if not isinstance(name, str) or not _NAME.match(name):
-            raise ValueError(f"player name {name!r} must be one word of letters, digits, '_', '-', '.' or \"'\"")
-    if len(set(result)) != len(result):
-        raise ValueError(f"player names must differ: {', '.join(result)}")
-    return result
-
-
-def players_from_text(text: str) -> int | list[str]:
-    """A command line's ``--players``: a count (``3``), or names in seating order (``Ann,Bo,Cy``)."""
-    text = text.strip()
-    return int(text) if text.isdigit() else [name.strip() for name in text.split(",") if name.strip()]
-
-
 def default_layout(game: str, players: int | Sequence[str], markers: MarkerSpec | None = None) -> Layout:
     """The default zones of a game for a number of players (named ``P1``.. ``PN``) or for named players.
 
@@ -146,142 +91,10 @@ def default_layout(game: str, players: int | Sequence[str], markers: MarkerSpec 
     :raises ValueError: for an unknown game, a player count the game does not allow, or bad names.
     """
     key = game_key(game)
-    if isinstance(players, int):
-        if isinstance(players, bool):
-            raise ValueError("players must be a count or a list of names")
-        names = tuple(f"P{i + 1}" for i in range(players))
-    else:
-        names = _check_names(players)
-    low, high = _PLAYER_BOUNDS[key]
-    if not low <= len(names) <= high:
-        allowed = f"exactly {low}" if low == high else f"{low} to {high}"
-        if key == "pennies-from-heaven":
-            allowed = "4 or 6"
-        raise ValueError(f"{key} is laid out for {allowed} players, not {len(names)}")
-    if key == "pennies-from-heaven" and len(names) % 2:
-        raise ValueError(f"pennies-from-heaven is played in teams of two (PH-1.1): 4 or 6 players, not {len(names)}")
+    names = seat_names(key, players)
     spec = markers or MarkerSpec()
-    builder = {
-        "seven-pennies": _seven_pennies,
-        "sevens": _sevens,
-        "pennywise": _pennywise,
-        "flip": _flip,
-        "pennies-from-heaven": _pennies_from_heaven,
-    }[key]
-    size, zones = builder(names, spec)
-    return Layout(key, names, size, tuple(zones), spec)
-
-
-def _row(kind: str, owners: Sequence[str], x0: float, y0: float, x1: float, y1: float) -> list[Zone]:
-    """Per-player zones side by side filling ``[x0, x1] x [y0, y1]``, with gutters between."""
-    count = len(owners)
-    if count == 0:
-        return []
-    width = (x1 - x0 - GAP_MM * (count - 1)) / count
-    return [Zone.rect(f"{kind}:{owner}", x0 + i * (width + GAP_MM), y0, width, y1 - y0) for i, owner in enumerate(owners)]
-
-
-def _around(names: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Split seats between the bottom edge (drawn left to right) and the top edge."""
-    bottom_count = (len(names) + 1) // 2
-    bottom = list(names[:bottom_count])[::-1]  # clockwise from above runs right to left along the bottom
-    top = list(names[bottom_count:])
-    return bottom, top
-
-
-def _width_for(cells: int, cell_mm: float, reserved: float, least: float) -> float:
-    return max(least, cells * cell_mm + (cells - 1) * GAP_MM + 2 * reserved)
-
-
-def _notched(zone_id: str, x0: float, y0: float, x1: float, y1: float, notch: float, top: bool, bottom: bool) -> Zone:
-    """A rectangle with square notches cut where the corner markers sit."""
-    pts: list[tuple[float, float]] = []
-    if top:
-        pts += [(x0 + notch, y0), (x1 - notch, y0), (x1 - notch, y0 + notch), (x1, y0 + notch)]
-    else:
-        pts += [(x0, y0), (x1, y0)]
-    if bottom:
-        pts += [(x1, y1 - notch), (x1 - notch, y1 - notch), (x1 - notch, y1), (x0 + notch, y1), (x0 + notch, y1 - notch), (x0, y1 - notch)]
-    else:
-        pts += [(x1, y1), (x0, y1)]
-    if top:
-        pts += [(x0, y0 + notch), (x0 + notch, y0 + notch)]
-    return Zone(zone_id, tuple(pts))
-
-
-def _seven_pennies(names: Sequence[str], spec: MarkerSpec) -> tuple[tuple[float, float], list[Zone]]:
-    # SP-1.3 and A18: the Balcony, the Theatre, and one Gathered zone per player in view.
-    r = spec.reserved_mm()
-    width = _width_for(len(names), 80.0, r, 560.0)
-    height = 480.0
-    band = 100.0
-    balcony = Zone.rect("balcony", r, EDGE_MM, width - 2 * r, band)
-    theatre_top = EDGE_MM + band + GAP_MM
-    theatre_bottom = height - EDGE_MM - band - GAP_MM
-    theatre = Zone.rect("theatre", EDGE_MM, theatre_top, width - 2 * EDGE_MM, theatre_bottom - theatre_top)
-    gathered = _row("gathered", list(names)[::-1], r, height - EDGE_MM - band, width - r, height - EDGE_MM)
-    return (width, height), [balcony, theatre, *sorted(gathered, key=lambda z: names.index(z.id[9:]))]
-
-
-def _sevens(names: Sequence[str], spec: MarkerSpec) -> tuple[tuple[float, float], list[Zone]]:
-    # SV-1.1: six shared dice; the Theatre is the rolling area, dice removed or kept go aside.
-    r = spec.reserved_mm()
-    width, height = 500.0, 400.0
-    band = 80.0
-    aside_top = height - EDGE_MM - band
-    theatre = _notched("theatre", EDGE_MM, EDGE_MM, width - EDGE_MM, aside_top - GAP_MM, r - EDGE_MM, top=True, bottom=False)
-    aside = Zone.rect("aside", r, aside_top, width - 2 * r, band)
-    return (width, height), [theatre, aside]
-
-
-def _pennywise(names: Sequence[str], spec: MarkerSpec) -> tuple[tuple[float, float], list[Zone]]:
-    # PW-1.3: one stash per player and the centre.
-    r = spec.reserved_mm()
-    bottom, top = _around(names)
-    width = _width_for(max(len(bottom), len(top)), 110.0, r, 600.0)
-    height = 480.0
-    band = 110.0
-    zones = _row("stash", top, r, EDGE_MM, width - r, EDGE_MM + band)
-    centre_top = EDGE_MM + band + GAP_MM
-    centre_bottom = height - EDGE_MM - band - GAP_MM
-    zones.append(Zone.rect("centre", EDGE_MM, centre_top, width - 2 * EDGE_MM, centre_bottom - centre_top))
-    zones += _row("stash", bottom, r, height - EDGE_MM - band, width - r, height - EDGE_MM)
-    return (width, height), _seat_order(zones, "stash", names)
-
-
-def _flip(names: Sequence[str], spec: MarkerSpec) -> tuple[tuple[float, float], list[Zone]]:
-    # FL-1.3: each player's area and the middle [A49].
-    r = spec.reserved_mm()
-    width, height = 500.0, 400.0
-    band = 90.0
-    first = Zone.rect(f"area:{names[0]}", r, height - EDGE_MM - band, width - 2 * r, band)
-    second = Zone.rect(f"area:{names[1]}", r, EDGE_MM, width - 2 * r, band)
-    middle_top = EDGE_MM + band + GAP_MM
-    middle = Zone.rect("middle", EDGE_MM, middle_top, width - 2 * EDGE_MM, height - 2 * middle_top)
-    return (width, height), [middle, first, second]
-
-
-def _pennies_from_heaven(names: Sequence[str], spec: MarkerSpec) -> tuple[tuple[float, float], list[Zone]]:
-    # PH-1.6 [A67]: the layout is free; kept simple: the Draw and Discard Piles in the middle and
-    # one meld area per team, named after the team's first partner (seat i partners seat i + P/2).
-    r = spec.reserved_mm()
-    teams = list(names[: len(names) // 2])
-    width, height = 900.0, 660.0
-    band = 200.0
-    zones = [Zone.rect(f"melds:{teams[0]}", r, height - EDGE_MM - band, width - 2 * r, band)]
-    zones += _row("melds", teams[1:], r, EDGE_MM, width - r, EDGE_MM + band)
-    pile_w, pile_h = 130.0, 170.0
-    cy = height / 2.0
-    zones.append(Zone.rect("draw", width / 2.0 - GAP_MM - pile_w, cy - pile_h / 2.0, pile_w, pile_h))
-    zones.append(Zone.rect("discard", width / 2.0 + GAP_MM, cy - pile_h / 2.0, pile_w, pile_h))
-    return (width, height), [z for z in zones if not z.id.startswith("melds")] + [z for z in zones if z.id.startswith("melds")]
-
-
-def _seat_order(zones: list[Zone], kind: str, names: Sequence[str]) -> list[Zone]:
-    """Shared zones first, then per-player zones in seating order."""
-    shared = [z for z in zones if not z.id.startswith(kind + ":")]
-    own = sorted((z for z in zones if z.id.startswith(kind + ":")), key=lambda z: names.index(z.id.partition(":")[2]))
-    return shared + own
+    size, shapes = table_zones(key, names, spec.reserved_mm())
+    return Layout(key, names, size, tuple(Zone(zone_id, polygon) for zone_id, polygon in shapes), spec)
 
 
 def layout_from_label(label: Mapping[str, Any], game: str = "", players: Sequence[str] = ()) -> Layout:

@@ -21,14 +21,14 @@ the table is never mirrored. Each marker is printed upright, so its four detecte
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-if TYPE_CHECKING:
-    from vision.layouts import Layout
+from referee.table_layouts import zone_role
+from vision.zones import Zone
 
 DICTIONARY_NAME = "DICT_4X4_50"
 """The one ArUco dictionary the referee prints and looks for."""
@@ -240,20 +240,32 @@ def marker_image(marker_id: int, side_px: int) -> NDArray[np.uint8]:
 
 # -- drawing the play area (the printed sheet, and synthetic views for tests) ---------------
 
-ZONE_COLOURS: dict[str, tuple[int, int, int]] = {
-    "theatre": (180, 90, 20),
-    "balcony": (40, 140, 30),
-    "gathered": (20, 110, 220),
+ROLE_COLOURS: dict[str, tuple[int, int, int]] = {
+    "play": (180, 90, 20),
     "aside": (40, 140, 30),
-    "centre": (180, 90, 20),
-    "middle": (180, 90, 20),
-    "stash": (20, 110, 220),
-    "area": (20, 110, 220),
-    "draw": (40, 140, 30),
+    "seat": (20, 110, 220),
     "discard": (120, 40, 160),
-    "melds": (20, 110, 220),
 }
-"""BGR outline colour per zone kind (the part of the id before ``:``); others are grey."""
+"""BGR outline colour per role of a zone (``referee.table_layouts.zone_role``); other zones are grey."""
+
+
+class PrintedTable(Protocol):
+    """What drawing a play area needs of a layout (``vision.layouts.Layout`` is one)."""
+
+    @property
+    def table_size_mm(self) -> tuple[float, float]:
+        """Width and height of the play area, in mm."""
+        ...
+
+    @property
+    def zones(self) -> tuple[Zone, ...]:
+        """The zones, in drawing order."""
+        ...
+
+    @property
+    def markers(self) -> MarkerSpec:
+        """The corner markers."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -273,12 +285,13 @@ class SheetStyle:
 
 
 def zone_colour(zone_id: str) -> tuple[int, int, int]:
-    """The outline colour of a zone (BGR)."""
-    return ZONE_COLOURS.get(zone_id.partition(":")[0], (110, 110, 110))
+    """The outline colour of a zone (BGR), by what the rules use it for."""
+    role = zone_role(zone_id)
+    return ROLE_COLOURS.get(role, (110, 110, 110)) if role is not None else (110, 110, 110)
 
 
 def render_table(
-    layout: Layout,
+    layout: PrintedTable,
     px_per_mm: float,
     window_mm: tuple[float, float, float, float] | None = None,
     style: SheetStyle = SheetStyle(),
@@ -364,7 +377,7 @@ def _text(canvas: NDArray[np.uint8], text: str, centre: tuple[float, float], hei
 
 
 def render_view(
-    layout: Layout,
+    layout: PrintedTable,
     table_to_image: NDArray[np.float64],
     frame_size: tuple[int, int],
     background: tuple[int, int, int] = (60, 90, 50),

@@ -84,6 +84,7 @@ def test_a_coin_touching_another_is_fitted_as_before() -> None:
 def test_the_agreed_fit_is_made_only_without_a_known_scale(monkeypatch: pytest.MonkeyPatch) -> None:
     """At a known scale (coins on the table's printed sheet) circles are fitted as before."""
     import vision.coins as coins_module
+    import vision.coins.circles
 
     asked: list[bool] = []
     real = coins_module.refine_circles
@@ -92,7 +93,7 @@ def test_the_agreed_fit_is_made_only_without_a_known_scale(monkeypatch: pytest.M
         asked.append(agreed)
         return real(*args, agreed=agreed, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(coins_module, "refine_circles", recorded)
+    monkeypatch.setattr(vision.coins.circles, "refine_circles", recorded)
     frame = cv2.cvtColor(speckled_coin(1), cv2.COLOR_GRAY2BGR)
     find_coins(frame, mm_per_px=0.2)
     assert asked and not any(asked)

@@ -96,6 +96,7 @@ def test_a_known_scale_makes_no_chroma_search(monkeypatch: pytest.MonkeyPatch) -
     """At a known scale (a calibrated or marked table, coins on its printed sheet) the chroma
     search is not made: there it found nothing the other searches missed."""
     import vision.coins as coins_module
+    import vision.coins.circles
 
     calls: list[int] = []
     real = coins_module.chroma_circles
@@ -104,7 +105,7 @@ def test_a_known_scale_makes_no_chroma_search(monkeypatch: pytest.MonkeyPatch) -
         calls.append(1)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(coins_module, "chroma_circles", counted)
+    monkeypatch.setattr(vision.coins.circles, "chroma_circles", counted)
     frame = np.full((480, 640, 3), (60, 120, 60), np.uint8)
     cv2.circle(frame, (320, 240), 40, (60, 110, 190), -1, cv2.LINE_AA)
     find_coins(frame, mm_per_px=0.25)

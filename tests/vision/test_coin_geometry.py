@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from vision import _coin_geometry
+from vision._coin_geometry import search as circle_search
 from vision._coin_geometry import (
     TILE_OVER_MARGIN,
     _hough,
@@ -50,7 +51,7 @@ def test_a_large_image_is_searched_in_tiles_and_finds_what_one_search_finds(monk
         calls.append(blurred.shape[:2])
         return original(blurred, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(_coin_geometry, "_hough", counting)
+    monkeypatch.setattr(circle_search, "_hough", counting)
     tiled = hough_circles(img, 7, 17, 2.0, 100.0, 0.8)
     assert len(calls) >= 6 and all(max(shape) < max(img.shape) for shape in calls)
     whole = _hough(cv2.GaussianBlur(img, (5, 5), 1.2), 7, 17, 2.0, 7 * 1.2, 100.0, 0.8)
@@ -71,7 +72,7 @@ def test_a_frame_at_the_tables_scale_is_searched_in_six_tiles(monkeypatch: pytes
     img, _ = busy_table(1280, 960)
     shapes: list[tuple[int, int]] = []
     original = _coin_geometry._hough
-    monkeypatch.setattr(_coin_geometry, "_hough", lambda b, *a: shapes.append(b.shape[:2]) or original(b, *a))
+    monkeypatch.setattr(circle_search, "_hough", lambda b, *a: shapes.append(b.shape[:2]) or original(b, *a))
     tiled = hough_circles(img, 12, 34, 2.0, 100.0, 0.8)
     assert len(shapes) == 6
     whole = _hough(cv2.GaussianBlur(img, (5, 5), 1.2), 12, 34, 2.0, 12 * 1.2, 100.0, 0.8)
@@ -87,7 +88,7 @@ def test_an_image_near_the_circles_size_is_searched_whole(monkeypatch: pytest.Mo
     img, _ = busy_table(480, 360)
     calls: list[int] = []
     original = _coin_geometry._hough
-    monkeypatch.setattr(_coin_geometry, "_hough", lambda *a: calls.append(1) or original(*a))
+    monkeypatch.setattr(circle_search, "_hough", lambda *a: calls.append(1) or original(*a))
     hough_circles(img, 9, 72, 2.0, 100.0, 0.8)
     assert calls == [1]
 

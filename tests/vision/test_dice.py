@@ -13,6 +13,9 @@ import pytest
 from tests.fixtures_support import detection_at
 from tests.conftest import DICE_RUNE55
 import vision.dice as dice_module
+import vision.dice.closer
+import vision.dice.find
+import vision.dice.reading
 from vision._coin_split import rendered_scale
 from vision._dice_net import PIPS
 from vision._dice_split import is_held_out
@@ -259,8 +262,9 @@ def test_the_read_at_the_dices_own_scale_reuses_the_first_reads_network_outputs(
         boxes.extend(b for b in bs if seen is None or (b, turns) not in seen.logits)  # type: ignore[attr-defined]
         return read_of(frame, models, bs, turns, seen)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(dice_module, "finder_blob", looked)
-    monkeypatch.setattr(dice_module, "_read_boxes", read)
+    monkeypatch.setattr(vision.dice.find, "finder_blob", looked)
+    monkeypatch.setattr(vision.dice.find, "_read_boxes", read)
+    monkeypatch.setattr(vision.dice.closer, "_read_boxes", read)
     found = find_dice(img)
     assert len(found) == 3
     assert sorted(looks) == sorted(set(looks)) and 512 in looks  # each first look once
@@ -296,7 +300,7 @@ def test_a_single_die_gives_no_scale(monkeypatch: pytest.MonkeyPatch) -> None:
         reads.append(args[2])  # type: ignore[arg-type]
         return inner(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(dice_module, "_find_dice", counted)
+    monkeypatch.setattr(vision.dice.find, "_find_dice", counted)
     found = find_dice(img)
     assert [d.value for d in found] == [5]
     assert reads == [None]
@@ -388,7 +392,7 @@ def test_only_small_candidates_not_surely_no_die_are_looked_at_wider(monkeypatch
         asked.extend(boxes)
         return np.stack([logit_row(0.001, face=5)] * len(boxes))
 
-    monkeypatch.setattr(dice_module, "_read_boxes", read_boxes)
+    monkeypatch.setattr(vision.dice.closer, "_read_boxes", read_boxes)
     params = DiceParams()
     frame = np.zeros((600, 600, 3), np.uint8)
     dice_module._look_wider(frame, None, cands, logits, 1, params, None, ())  # type: ignore[arg-type]
@@ -427,7 +431,8 @@ def test_the_candidate_limit_counts_dice_not_duplicates(monkeypatch: pytest.Monk
         found = original(out, threshold, most)
         return found[:1] * 10 + found
 
-    monkeypatch.setattr(dice_module, "decode_finder", repeated)
+    monkeypatch.setattr(vision.dice.find, "decode_finder", repeated)
+    monkeypatch.setattr(vision.dice.closer, "decode_finder", repeated)
     img = table()
     draw_die(img, 140, 180, 50, 3, (235, 235, 235), (20, 20, 20))
     draw_die(img, 340, 180, 50, 5, (235, 235, 235), (20, 20, 20))
@@ -503,7 +508,7 @@ def test_the_coarse_pass_reads_only_boxes_too_large_for_the_fine_one(monkeypatch
 
     crops: list[int] = []
     original = dice_module.reader_input
-    monkeypatch.setattr(dice_module, "reader_input", lambda patches: crops.append(len(patches)) or original(patches))
+    monkeypatch.setattr(vision.dice.reading, "reader_input", lambda patches: crops.append(len(patches)) or original(patches))
     entry = json.loads((TEST_SCENES / "labels.json").read_text())[0]
     img = cv2.imread(str(TEST_SCENES / entry["image"]), cv2.IMREAD_COLOR)
     assert img is not None
@@ -528,7 +533,7 @@ def test_at_a_known_scale_the_coarse_pass_runs_only_for_dice_it_alone_finds(monk
     passes: list[int] = []
     original = dice_module.finder_blob
     monkeypatch.setattr(
-        dice_module, "finder_blob", lambda frame, side: passes.append(side) or original(frame, side)
+        vision.dice.find, "finder_blob", lambda frame, side: passes.append(side) or original(frame, side)
     )
     entry = json.loads((TEST_SCENES / "labels.json").read_text())[0]
     img = cv2.imread(str(TEST_SCENES / entry["image"]), cv2.IMREAD_COLOR)

@@ -211,6 +211,7 @@ def test_the_dice_reader_skips_coins_read_surely(monkeypatch: pytest.MonkeyPatch
     have the dice reader read it again (on the held-back scenes a quarter of the candidates),
     and the dice it reports are the same."""
     import vision.dice as dice_module
+    import vision.dice.reading
 
     centres: list[tuple[float, float]] = []
     original = dice_module.crop_patch
@@ -219,7 +220,7 @@ def test_the_dice_reader_skips_coins_read_surely(monkeypatch: pytest.MonkeyPatch
         centres.append((cx, cy))
         return original(frame, cx, cy, *args, **kwargs)
 
-    monkeypatch.setattr(dice_module, "crop_patch", spying)
+    monkeypatch.setattr(vision.dice.reading, "crop_patch", spying)
     entry = next(e for e in json.loads((DEV_SCENES / "labels.json").read_text()) if e["renderer"] == "blender")
     frame = cv2.imread(str(DEV_SCENES / entry["image"]))
     obs = read_table(frame)
