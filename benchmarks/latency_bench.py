@@ -10,8 +10,11 @@ the settle detector declared it settled (the loop's clock, ``time.monotonic``) a
 of the match log once its ruling was committed; the ruling has reached the tablet with the
 first ``state`` event whose ``log_length`` is at least that, stamped on receipt with the same
 system-wide monotonic clock. Printed per game: settles, median and worst milliseconds, the
-child's peak RSS; then an estimate for a Raspberry Pi 5, the figures times ``--pi-factor``
-(its per-core slowdown against this machine: an estimate, not a measurement on a Pi).
+median to the ruling's commit in the log, the loop thread's median CPU milliseconds for the
+settle (read, reconcile, commit, publish: the work, where the wall time also holds waiting
+for a busy machine's cores), the child's peak RSS; then an estimate for a Raspberry Pi 5,
+the figures times ``--pi-factor`` (its per-core slowdown against this machine: an estimate,
+not a measurement on a Pi).
 
 **Memory.** Then, unless ``--no-serve``, each game is run by the real command, ``referee serve
 --camera replay:GAME --fast --read vision --port P``, until its loop has finished; its peak
@@ -44,8 +47,11 @@ PIN = "8642"
 RSS_TARGET_MB = 150.0
 PI5_PER_CORE_FACTOR = 2.5
 """How many times slower one Raspberry Pi 5 core is than one of this machine's, by default:
-the middle of issue 55's "about 2–3× slower per core". Pass ``--pi-factor`` with a figure of
-your own (for instance this machine's ``sysbench cpu --threads=1`` events/s over a Pi 5's)."""
+the middle of issue 55's "about 2–3× slower per core", the cautious choice. ``sysbench cpu
+--threads=1`` (prime counting, integers only) puts it lower: this machine's events a second
+over the 2,737 published for a Pi 5 (leoncode.co.uk, "Raspberry Pi CPU Benchmarks", sysbench
+1.0.20), about 1.5; but prime counting uses none of the vector instructions the networks and
+OpenCV's filters live on. Pass ``--pi-factor`` with a figure of your own."""
 
 
 def peak_rss_mb(pid: int | str = "self") -> float:
@@ -57,13 +63,24 @@ def peak_rss_mb(pid: int | str = "self") -> float:
     return int(found.group(1)) / 1024
 
 
+def current_rss_mb() -> float:
+    """This process's resident memory now (``VmRSS``) in MB."""
+    found = re.search(r"^VmRSS:\s+(\d+) kB", Path("/proc/self/status").read_text(), re.MULTILINE)
+    return int(found.group(1)) / 1024 if found else float("nan")
+
+
 # -- the child: the real service behind the real dashboard server ---------------------------
 
-def serve_child(game: str, db: str, fast: bool) -> None:
+def serve_child(game: str, db: str, fast: bool, opencv_threads: int | None = None) -> None:
     """Serve ``game`` on loopback; talk to the parent on stdin/stdout, one JSON object a line:
-    ``{"port"}`` when listening, then (after the parent's ``start``) one ``{"frame", "settled",
+    ``{"port", "ready_rss_mb"}`` when listening, then (after the parent's ``start``) one ``{"frame", "settled",
     "log_length"}`` per settled frame ruled on, ``{"finished", "rss_mb"}`` at the replay's end;
-    it stops at the parent's ``quit``."""
+    it stops at the parent's ``quit``. ``opencv_threads``: ``cv2.setNumThreads`` first (``None``:
+    OpenCV's default, as ``referee serve`` runs)."""
+    if opencv_threads is not None:
+        import cv2
+
+        cv2.setNumThreads(opencv_threads)
     from web.app import create_app
     from web.live import create_dashboard_server
     from web.service import open_table
@@ -83,15 +100,17 @@ def serve_child(game: str, db: str, fast: bool) -> None:
     rule = loop.rule
 
     def noted_rule(frame: Any, settled_at: float) -> Any:
+        cpu = time.thread_time()
         result = rule(frame, settled_at)  # read, reconciled, committed and published
-        tell({"frame": frame.frame_id, "settled": settled_at, "log_length": len(loop.match.events)})
+        tell({"frame": frame.frame_id, "settled": settled_at, "log_length": len(loop.match.events),
+              "committed": settled_at + result.latency_s, "cpu": time.thread_time() - cpu})
         return result
 
     loop.rule = noted_rule  # type: ignore[method-assign]
     app = create_app({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN, "LIVE_STREAM_SECONDS": 3600.0})
     server = create_dashboard_server(app, "127.0.0.1", 0)
     threading.Thread(target=server.run, name="dashboard", daemon=True).start()
-    tell({"port": int(server.effective_port)})
+    tell({"port": int(server.effective_port), "ready_rss_mb": round(current_rss_mb(), 1)})
     if sys.stdin.readline().strip() != "start":
         return
     service.start()
@@ -144,11 +163,12 @@ class Tablet:
         self.sock.close()
 
 
-def time_game(game: str, fast: bool, timeout: float) -> dict[str, Any]:
+def time_game(game: str, fast: bool, timeout: float, opencv_threads: int | None = None) -> dict[str, Any]:
     """Run one game in a child and time each settled frame's ruling to the tablet."""
     with tempfile.TemporaryDirectory(prefix="latency-bench-") as scratch:
         child = subprocess.Popen([sys.executable, "-m", "benchmarks.latency_bench", "--child", game,
-                                  "--db", str(Path(scratch) / "m.db"), *(["--fast"] if fast else [])],
+                                  "--db", str(Path(scratch) / "m.db"), *(["--fast"] if fast else []),
+                                  *([f"--opencv-threads={opencv_threads}"] if opencv_threads is not None else [])],
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                  cwd=Path(__file__).resolve().parent.parent)
         assert child.stdin is not None and child.stdout is not None
@@ -157,7 +177,8 @@ def time_game(game: str, fast: bool, timeout: float) -> dict[str, Any]:
         timer.start()
         tablet = None
         try:
-            port = json.loads(child.stdout.readline())["port"]
+            ready = json.loads(child.stdout.readline())
+            port = ready["port"]
             tablet = Tablet(port)
             if not tablet.first.wait(10):
                 raise RuntimeError(f"{game}: no first state event on /api/events")
@@ -173,14 +194,17 @@ def time_game(game: str, fast: bool, timeout: float) -> dict[str, Any]:
             if child.poll() is None:
                 child.kill()
                 child.wait()
-    waits = []
+    waits, loop_ms, cpu_ms = [], [], []
     for settle in settles:
         shown = next((received for received, length in tablet.events
                       if length >= settle["log_length"] and received >= settle["settled"]), None)
         if shown is None:
             raise RuntimeError(f"{game}: the ruling on frame {settle['frame']} never reached the tablet")
         waits.append((shown - settle["settled"]) * 1000)
-    return {"game": game, "settles": len(waits), "waits_ms": waits, **finished}
+        loop_ms.append((settle["committed"] - settle["settled"]) * 1000)
+        cpu_ms.append(settle["cpu"] * 1000)
+    return {"game": game, "settles": len(waits), "waits_ms": waits, "loop_ms": loop_ms, "cpu_ms": cpu_ms,
+            "ready_rss_mb": ready["ready_rss_mb"], **finished}
 
 
 def _send(stream: IO[str], line: str) -> None:
@@ -189,7 +213,7 @@ def _send(stream: IO[str], line: str) -> None:
 
 
 def _read_child(stdout: IO[str]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    settles = []
+    settles: list[dict[str, Any]] = []
     for line in stdout:
         message = json.loads(line)
         if message.get("finished"):
@@ -243,25 +267,34 @@ def main() -> int:
     ap.add_argument("--pi-factor", type=float, default=PI5_PER_CORE_FACTOR,
                     help=f"a Pi 5 core's slowdown against this machine's (default {PI5_PER_CORE_FACTOR})")
     ap.add_argument("--timeout", type=float, default=240.0, help="seconds one game may take (default 240)")
+    ap.add_argument("--opencv-threads", type=int, metavar="N",
+                    help="the server's cv2.setNumThreads (default: OpenCV's own, as referee serve runs)")
     ap.add_argument("--child", metavar="GAME", help=argparse.SUPPRESS)
     ap.add_argument("--db", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        serve_child(args.child, args.db, args.fast)
+        serve_child(args.child, args.db, args.fast, args.opencv_threads)
         return 0
     games = args.games or sorted(p.name for p in GAMES.iterdir() if (p / "game.json").is_file())
     print(f"settled table -> ruling on /api/events, {'fast' if args.fast else 'real-time'} replay, "
-          f"read with vision; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+          f"read with vision, OpenCV threads {args.opencv_threads or 'default'}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     every: list[float] = []
+    every_cpu: list[float] = []
     for game in games:
-        timed = time_game(game, args.fast, args.timeout)
+        timed = time_game(game, args.fast, args.timeout, args.opencv_threads)
         waits = timed["waits_ms"]
         every += waits
+        every_cpu += timed["cpu_ms"]
         print(f"  {game:18} {timed['settles']:3} settles  median {statistics.median(waits):6.1f} ms  "
-              f"worst {max(waits):6.1f} ms  server peak RSS {timed['rss_mb']:.0f} MB  ({timed['loop']})")
-    print(f"  {'all':18} {len(every):3} settles  median {statistics.median(every):6.1f} ms  worst {max(every):6.1f} ms")
+              f"worst {max(waits):6.1f} ms  (in the log: median {statistics.median(timed['loop_ms']):6.1f} ms; "
+              f"the loop's CPU median {statistics.median(timed['cpu_ms']):5.1f} ms)  "
+              f"server RSS {timed['ready_rss_mb']:.0f} MB ready, peak {timed['rss_mb']:.0f} MB  ({timed['loop']})")
+    print(f"  {'all':18} {len(every):3} settles  median {statistics.median(every):6.1f} ms  worst {max(every):6.1f} ms"
+          f"  (the loop's CPU median {statistics.median(every_cpu):5.1f} ms, worst {max(every_cpu):5.1f} ms)")
     print(f"Pi 5 estimate (x{args.pi_factor} per core, an estimate, not measured on a Pi): median "
-          f"{statistics.median(every) * args.pi_factor:.0f} ms, worst {max(every) * args.pi_factor:.0f} ms")
+          f"{statistics.median(every) * args.pi_factor:.0f} ms, worst {max(every) * args.pi_factor:.0f} ms "
+          f"(from the loop's CPU alone: median {statistics.median(every_cpu) * args.pi_factor:.0f} ms, "
+          f"worst {max(every_cpu) * args.pi_factor:.0f} ms)")
     if not args.no_serve:
         print(f"referee serve --fast --read vision --port: peak RSS through the whole game (target <= {RSS_TARGET_MB:.0f} MB)")
         for game in games:
