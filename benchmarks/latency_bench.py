@@ -23,14 +23,17 @@ RSS (``VmHWM`` in ``/proc/PID/status``) is printed against the 150 MB target.
 Everything stays on loopback, and every game is bounded by ``--timeout``. ::
 
     .venv/bin/python -m benchmarks.latency_bench [GAME ...] [--fast] [--no-serve] [--pi-factor 2.5]
+        [--opencv-threads N] [--profile N]
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import http.client
 import json
 import os
+import pstats
 import re
 import socket
 import statistics
@@ -71,12 +74,13 @@ def current_rss_mb() -> float:
 
 # -- the child: the real service behind the real dashboard server ---------------------------
 
-def serve_child(game: str, db: str, fast: bool, opencv_threads: int | None = None) -> None:
+def serve_child(game: str, db: str, fast: bool, opencv_threads: int | None = None, profile: int = 0) -> None:
     """Serve ``game`` on loopback; talk to the parent on stdin/stdout, one JSON object a line:
     ``{"port", "ready_rss_mb"}`` when listening, then (after the parent's ``start``) one ``{"frame", "settled",
     "log_length"}`` per settled frame ruled on, ``{"finished", "rss_mb"}`` at the replay's end;
     it stops at the parent's ``quit``. ``opencv_threads``: ``cv2.setNumThreads`` first (``None``:
-    OpenCV's default, as ``referee serve`` runs)."""
+    OpenCV's default, as ``referee serve`` runs). ``profile``: print to stderr, at the end, the
+    functions that took the most of the loop thread's CPU in its settles (cumulative)."""
     if opencv_threads is not None:
         import cv2
 
@@ -98,10 +102,12 @@ def serve_child(game: str, db: str, fast: bool, opencv_threads: int | None = Non
             sys.stdout.flush()
 
     rule = loop.rule
+    profiler = cProfile.Profile(time.thread_time) if profile else None
 
     def noted_rule(frame: Any, settled_at: float) -> Any:
         cpu = time.thread_time()
-        result = rule(frame, settled_at)  # read, reconciled, committed and published
+        # read, reconciled, committed and published
+        result = rule(frame, settled_at) if profiler is None else profiler.runcall(rule, frame, settled_at)
         tell({"frame": frame.frame_id, "settled": settled_at, "log_length": len(loop.match.events),
               "committed": settled_at + result.latency_s, "cpu": time.thread_time() - cpu})
         return result
@@ -116,6 +122,10 @@ def serve_child(game: str, db: str, fast: bool, opencv_threads: int | None = Non
     service.start()
     service.wait()
     tell({"finished": True, "rss_mb": round(peak_rss_mb(), 1), "loop": loop.status.state})
+    if profiler is not None:
+        print(f"{game}: the loop thread's CPU in its settles, the {profile} costliest functions (cumulative):",
+              file=sys.stderr)
+        pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(profile)
     sys.stdin.readline()  # "quit", once the parent has the last events
     service.stop()
     server.close()
@@ -163,12 +173,13 @@ class Tablet:
         self.sock.close()
 
 
-def time_game(game: str, fast: bool, timeout: float, opencv_threads: int | None = None) -> dict[str, Any]:
+def time_game(game: str, fast: bool, timeout: float, opencv_threads: int | None = None, profile: int = 0) -> dict[str, Any]:
     """Run one game in a child and time each settled frame's ruling to the tablet."""
     with tempfile.TemporaryDirectory(prefix="latency-bench-") as scratch:
         child = subprocess.Popen([sys.executable, "-m", "benchmarks.latency_bench", "--child", game,
                                   "--db", str(Path(scratch) / "m.db"), *(["--fast"] if fast else []),
-                                  *([f"--opencv-threads={opencv_threads}"] if opencv_threads is not None else [])],
+                                  *([f"--opencv-threads={opencv_threads}"] if opencv_threads is not None else []),
+                                  *([f"--profile={profile}"] if profile else [])],
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                  cwd=Path(__file__).resolve().parent.parent)
         assert child.stdin is not None and child.stdout is not None
@@ -269,11 +280,13 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=240.0, help="seconds one game may take (default 240)")
     ap.add_argument("--opencv-threads", type=int, metavar="N",
                     help="the server's cv2.setNumThreads (default: OpenCV's own, as referee serve runs)")
+    ap.add_argument("--profile", type=int, default=0, metavar="N",
+                    help="print the N functions that took the most of the loop's CPU in its settles (cProfile)")
     ap.add_argument("--child", metavar="GAME", help=argparse.SUPPRESS)
     ap.add_argument("--db", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        serve_child(args.child, args.db, args.fast, args.opencv_threads)
+        serve_child(args.child, args.db, args.fast, args.opencv_threads, args.profile)
         return 0
     games = args.games or sorted(p.name for p in GAMES.iterdir() if (p / "game.json").is_file())
     print(f"settled table -> ruling on /api/events, {'fast' if args.fast else 'real-time'} replay, "
@@ -281,7 +294,7 @@ def main() -> int:
     every: list[float] = []
     every_cpu: list[float] = []
     for game in games:
-        timed = time_game(game, args.fast, args.timeout, args.opencv_threads)
+        timed = time_game(game, args.fast, args.timeout, args.opencv_threads, args.profile)
         waits = timed["waits_ms"]
         every += waits
         every_cpu += timed["cpu_ms"]
