@@ -131,20 +131,23 @@ DEMO_PIN = "1234"
 """The PIN of the demo and of replays, printed in the README: never good enough for a live table."""
 
 
-def serve_pin(given: str | None, environment: str | None, camera: str) -> str | None:
+def serve_pin(given: str | None, environment: str | None, camera: str,
+              configured: str | None = None, config_file: str = "the dashboard's referee.cfg") -> str | None:
     """The control PIN ``referee serve`` guards its dashboard with: ``--pin``, else
-    ``$REFEREE_PIN``; for a replay with neither, ``None``: the app's own (its instance
-    config's, else the demo's).
+    ``$REFEREE_PIN``, else ``configured`` (``REFEREE_PIN`` in the config file ``config_file``,
+    the instance config the app reads); for a replay with none of them, ``None``: the app's
+    own (the demo's).
 
-    :raises ValueError: saying how to set one, for a live camera with no PIN of its own (or
-        the demo's, which anyone can read), or for a PIN shorter than 4 characters.
+    :raises ValueError: naming the three ways to set one, for a live camera with no PIN of its
+        own (or the demo's, which anyone can read), or for a PIN shorter than 4 characters.
     """
-    pin = given if given is not None else environment or None
+    pin = given if given is not None else environment or configured or None
     if pin is not None and not 4 <= len(pin) <= 64:
         raise ValueError("the control PIN must be 4 to 64 characters")
     if camera.startswith("replay:"):
         return pin
     if pin is None or pin == DEMO_PIN:
         raise ValueError(f"a live camera's dashboard needs a control PIN of your own (the demo's {DEMO_PIN} is "
-                         "public): give --pin PIN or set REFEREE_PIN (deploy/install-pi.sh keeps one in pin.env)")
+                         "public): give --pin PIN or set REFEREE_PIN in the environment (deploy/install-pi.sh keeps "
+                         f"one in pin.env) or in the config file {config_file} (a line REFEREE_PIN = \"your PIN\")")
     return pin

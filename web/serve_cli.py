@@ -42,8 +42,8 @@ def add_parser(commands: Any) -> None:
     serve.add_argument("--record", metavar="FOLDER", help="also record the frames and the confirmed reads as a new fixture game")
     serve.add_argument("--port", type=int, help="also serve the dashboard on this port")
     serve.add_argument("--host", default="0.0.0.0", help="address for the dashboard (default all)")
-    serve.add_argument("--pin", help="with --port: the control PIN players unlock the dashboard with (default $REFEREE_PIN;"
-                       " a live camera needs one, a replay keeps the demo's 1234)")
+    serve.add_argument("--pin", help="with --port: the control PIN players unlock the dashboard with (default $REFEREE_PIN,"
+                       " else REFEREE_PIN in the dashboard's referee.cfg; a live camera needs one, a replay keeps the demo's 1234)")
     serve.add_argument("--json", action="store_true", help="print one JSON summary at the end instead of the rulings")
     serve.set_defaults(run=run_serve)
     record = commands.add_parser("record", help="record what a camera sees as a new fixture game folder")
@@ -101,7 +101,10 @@ def run_serve(args: argparse.Namespace) -> int:
 
     players = [p.strip() for p in args.players.split(",") if p.strip()] if args.players else None
     try:
-        pin = serve_pin(args.pin, os.environ.get("REFEREE_PIN"), args.camera) if args.port else None
+        pin = None
+        if args.port:
+            config = config_file()
+            pin = serve_pin(args.pin, os.environ.get("REFEREE_PIN"), args.camera, configured_pin(config), str(config))
         options = parse_option_assignments(args.option) if args.option is not None else None
         calibration = None
         if args.calibration:
@@ -151,6 +154,35 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"referee: the loop failed: {view['loop']['last_problem']}", file=sys.stderr)
         return 1
     return 0
+
+
+def config_file() -> Path:
+    """The config file the dashboard reads (``create_app``'s instance config): ``referee.cfg``
+    in Flask's instance folder for ``web.app``, found as Flask finds it."""
+    from flask import Flask
+
+    return Path(Flask("web.app", instance_relative_config=True).instance_path) / "referee.cfg"
+
+
+def configured_pin(path: Path) -> str | None:
+    """``REFEREE_PIN`` as the config file at ``path`` sets it, or ``None`` where there is no such
+    file or it sets no PIN.
+
+    :raises ValueError: naming the file, when it cannot be read or its PIN is not a string.
+    """
+    if not path.is_file():
+        return None
+    from flask import Config
+
+    config = Config(str(path.parent))
+    try:
+        config.from_pyfile(str(path))
+    except Exception as exc:  # the file is Python: any error in it is the file's, named as such
+        raise ValueError(f"the config file {path} cannot be read: {type(exc).__name__}: {exc}") from None
+    pin = config.get("REFEREE_PIN")
+    if pin is not None and not isinstance(pin, str):
+        raise ValueError(f"REFEREE_PIN in {path} must be a string in quotes, e.g. REFEREE_PIN = \"8642\"")
+    return pin
 
 
 def show_result(result: LoopResult, view: dict[str, Any], out: TextIO) -> None:
