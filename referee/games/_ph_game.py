@@ -69,7 +69,6 @@ ACTIONS: tuple[type[Action], ...] = (
 )
 
 
-
 class PenniesFromHeaven(Game):
     """Pennies From Heaven: 4 or 6 players in partnerships, one 54-card pack per player."""
 

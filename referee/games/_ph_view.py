@@ -33,6 +33,7 @@ class PenniesObserver(PenniesKnowledge):
     def score_sheet(self) -> list[dict[str, Any]]:
         """One entry per scored hand: the dealer, how it ended, and every line of each team."""
         return [dict(entry) for entry in self._sheet]
+
     def label(self, action: Action) -> str:
         """A short sentence for the tablet."""
         name = self.current_player_name() or "the table"
@@ -57,6 +58,7 @@ class PenniesObserver(PenniesKnowledge):
         if isinstance(action, Answer):
             return f"{name} answers {'yes' if action.yes else 'no'}"
         return str(action)
+
     def prompt(self) -> str:
         """What the table must do now."""
         players = self.game.players
@@ -92,6 +94,7 @@ class PenniesObserver(PenniesKnowledge):
         if kind == "hand":
             return f"Hand over: reveal {players[seat]}'s {self._counts[seat]} cards: reveal {players[seat]} CARDS (PH-10)"
         return f"Hand over: reveal {players[seat]}'s Pennies: reveal-pennies {players[seat]} CARDS (PH-8.4)"
+
     def awaiting(self) -> dict[str, Any]:
         """The pending step in machine form (for the tablet and simulators)."""
         players = self.game.players
@@ -134,4 +137,3 @@ class PenniesObserver(PenniesKnowledge):
             "score_sheet": self.score_sheet(),
         })
         return data
-

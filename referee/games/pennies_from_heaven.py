@@ -99,6 +99,7 @@ class PenniesState(PenniesChecks, PenniesObserver):
     def scores(self) -> dict[str, int]:
         """Each player's team's cumulative score."""
         return {name: self._cumulative[self.game.team_of(seat)] for seat, name in enumerate(self.game.players)}
+
     def why_illegal(self, action: Action) -> IllegalActionError | None:
         """The error ``apply(action)`` would raise, checked against what the referee has seen."""
         if self.is_terminal():
@@ -160,10 +161,6 @@ class PenniesState(PenniesChecks, PenniesObserver):
                 candidates += [Add(number, (card,)) for card in possible if pc.is_wild(card) or pc.rank_of(card) == meld_kind(meld)]
         return candidates
 
-    def _take_from_hand(self, seat: int, cards: Iterable[str]) -> None:
-        for card in cards:
-            pc.remove(self._known[seat], card)
-            self._counts[seat] -= 1
     # -- applying ------------------------------------------------------------------------
 
     def _apply(self, action: Action) -> None:
@@ -210,6 +207,11 @@ class PenniesState(PenniesChecks, PenniesObserver):
             self._end_hand()
         elif isinstance(action, Reveal):
             self._reveal(action)
+
+    def _take_from_hand(self, seat: int, cards: Iterable[str]) -> None:
+        for card in cards:
+            pc.remove(self._known[seat], card)
+            self._counts[seat] -= 1
 
     def _hand_zone(self, seat: int) -> str:
         return f"hand:{self.game.players[seat]}"
