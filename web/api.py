@@ -17,17 +17,13 @@ from flask import Blueprint, Response, abort, current_app, jsonify, request
 from web.auth import (check_csrf, check_pin, controller_required, is_controller, login, pin_is_right, pin_wait,
                       refuse_while_waiting, set_pin)
 from web.dashboard import games_catalogue
+from web.service_access import service
 
 bp = Blueprint("api", __name__)
 
 MAX_JSON_DEPTH = 16
 """How deeply a request's JSON may nest; the API's own bodies need two levels."""
 MAX_PIN_LENGTH = 64
-
-
-def service() -> Any:
-    """The referee service attached to this app."""
-    return current_app.extensions["referee"]
 
 
 def view_for_client() -> dict[str, Any]:

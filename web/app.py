@@ -46,7 +46,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app.config.from_mapping(config)
     app.json.sort_keys = False  # type: ignore[attr-defined]  # scores stay in seating order
 
-    from web import api, dashboard
+    from web import api, dashboard, service_access
 
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(api.bp)
@@ -55,7 +55,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         from web.service_factory import build_service
 
         app.config["REFEREE_SERVICE"] = build_service(app.config)
-    app.extensions["referee"] = app.config["REFEREE_SERVICE"]
+    app.extensions[service_access.EXTENSION] = app.config["REFEREE_SERVICE"]
     app.extensions["pin_throttle"] = PinThrottle(app.config["REFEREE_PIN_THROTTLE"] or ThrottlePolicy(),
                                                  app.config["REFEREE_CLOCK"] or time.monotonic)
     return app

@@ -11,6 +11,7 @@ from werkzeug.wrappers import Response
 from referee import find_game, game_names
 from referee.options import OptionSpec
 from web.auth import csrf_token, is_controller
+from web.service_access import service
 
 bp = Blueprint("dashboard", __name__)
 
@@ -18,8 +19,6 @@ bp = Blueprint("dashboard", __name__)
 @bp.get("/")
 def play() -> str:
     """The play screen: prompt, camera, legal options, scores and history."""
-    from web.api import service
-
     view = service().view()
     return render_template("play.html", csrf_token=csrf_token(), controller=is_controller(),
                            title=view.get("title", ""))
@@ -35,8 +34,6 @@ def favicon() -> Response:
 def setup() -> str:
     """Choose the game, its house rules (each explained), the players and a PIN; the form starts
     from the match on the table (its game and players)."""
-    from web.api import service
-
     games = games_catalogue()
     view = service().view()
     players = view.get("players") or ["Jess", "Kevin"]

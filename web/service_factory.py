@@ -18,7 +18,7 @@ def build_service(config: Mapping[str, Any]) -> Any:
     camera = str(config["REFEREE_CAMERA"])
     db = config.get("REFEREE_DB") or str(Path(tempfile.mkdtemp(prefix="referee-")) / "matches.db")
     if camera == "replay:demo":
-        from web.demo_cli import DEFAULT_GAME, open_demo
+        from web.demo_games import DEFAULT_GAME, open_demo
 
         return open_demo(DEFAULT_GAME, db)
     from web.service import open_table
