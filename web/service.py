@@ -12,12 +12,13 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from hardware.frames import Frame, FrameSource
+from hardware.frames import Frame, FrameSource, Image
 from referee import CHANCE, find_game
 from referee.actions import Action, Designate
 from referee.errors import ConfigError, IllegalActionError, InvalidActionError
 from referee.options import parse_option_assignments
 from referee.reconcile import AS_READ, ONE_BY_ONE
+from vision.types import TableObservation
 from web.camera_reader import (
     CAMERA_KINDS,
     SECOND_LOOK_DIE_SCORE,
@@ -28,7 +29,9 @@ from web.camera_reader import (
     make_reader,
     without_spots,
 )
+from web.legend import LegendEntry
 from web.loop import LoopResult, Reader, Settler, TableLoop
+from web.pictures import OVERLAY_QUALITY, crop_picture, encode_jpeg, overlay_picture, picture_layout, table_legend
 from web.replay_tablet import RecordedTablet
 from web.store import Event, Match, MatchStore, open_store
 from web.summary import round_summary
@@ -64,7 +67,7 @@ class TableService:
         read: Reader | None = None,
         camera: str = "",
         resume_after: str | None = None,
-        overlay: Callable[[Any, Any], Any] | None = None,
+        overlay: Callable[[Image, TableObservation], Image] | None = None,
     ) -> None:
         self.store = store
         self.match = match
@@ -397,8 +400,6 @@ class TableService:
         With ``overlay``, the last settled frame ruled on with what was read drawn on it (the
         picture the ruling is about: the objects may have moved since); without, the newest
         frame, live."""
-        import cv2
-
         observation = self.loop.latest_observation if self.loop else None
         read_frame = self.loop.latest_read if self.loop else None
         if overlay and observation is not None and read_frame is not None:
@@ -408,77 +409,35 @@ class TableService:
             if frame is None:
                 return b""
             image = frame.image
-        ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
-        return encoded.tobytes() if ok else b""
+        return encode_jpeg(image, OVERLAY_QUALITY)
 
     def crop_jpeg(self, refs: int | Sequence[int], margin: int = 24) -> bytes:
         """The picture of the objects ``refs`` of the last read (for a question); ``b""`` when one
         is unknown. Where it shows several, each is marked with the face read for it."""
-        import cv2
-
         refs = [refs] if isinstance(refs, int) else list(refs)
         frame = self.loop.latest_read if self.loop else None
         observation = self.loop.latest_observation if self.loop else None
-        if frame is None or observation is None or not refs or not all(0 <= r < len(observation.objects) for r in refs):
+        if frame is None or observation is None:
             return b""
-        objects = [observation.objects[r] for r in refs]
-        x0 = min(o.bbox[0] for o in objects)
-        y0 = min(o.bbox[1] for o in objects)
-        x1 = max(o.bbox[0] + o.bbox[2] for o in objects)
-        y1 = max(o.bbox[1] + o.bbox[3] for o in objects)
-        height, width = frame.image.shape[:2]
-        left, top = max(0, x0 - margin), max(0, y0 - margin)
-        crop: cv2.typing.MatLike = frame.image[top:min(height, y1 + margin), left:min(width, x1 + margin)].copy()
-        if crop.size == 0:
-            return b""
-        if len(objects) > 1:
-            # Large enough to check each face against its mark on a tablet.
-            zoom = max(1.0, min(3.0, 640.0 / max(crop.shape[:2])))
-            crop = cv2.resize(crop, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_CUBIC)
-            for obj in objects:
-                x, y, w, h = ((v - off) * zoom for v, off in zip(obj.bbox, (left, top, 0, 0)))
-                cv2.rectangle(crop, (int(x), int(y)), (int(x + w), int(y + h)), (0, 200, 255), 2)
-                label, at = str(obj.guess), (int(x), max(24, int(y) - 6))
-                cv2.putText(crop, label, at, cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 0, 0), 5, cv2.LINE_AA)
-                cv2.putText(crop, label, at, cv2.FONT_HERSHEY_SIMPLEX, 0.9, (255, 255, 255), 2, cv2.LINE_AA)
-        ok, encoded = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        return encoded.tobytes() if ok else b""
+        return crop_picture(frame.image, observation, refs, margin)
 
-    def _draw(self, image: Any, observation: Any) -> Any:
+    def _draw(self, image: Image, observation: TableObservation) -> Image:
         if self._overlay is not None:
             return self._overlay(image, observation)
-        from vision.overlay import draw_markers
+        return overlay_picture(image, observation, self._legend(observation))
 
-        return draw_markers(image, observation, [entry.marker() for entry in self._legend(observation)])
-
-    def _legend(self, observation: Any) -> list[Any]:
+    def _legend(self, observation: TableObservation) -> list[LegendEntry]:
         """The legend of the last read: each object named as the options name it (web.legend)."""
-        from referee.table import item_to_json
-        from web.legend import legend
-
         with self.match.lock:
-            state = self.match.state
-            zones = {zone: [item_to_json(i) for i in items] for zone, items in state.zones().items()}
-            made = moves_seen_done(self.match)
-            moves = [{**m.to_json(), "done": str(m) in made} for m in state.forced_moves()]
-            seats = range(len(state.game.players))
-            locked = [str(d) for seat in seats for d in state.locked(seat)] if hasattr(state, "locked") else []
-        return legend(observation.objects, zones, moves, locked)
+            return table_legend(self.match.state, moves_seen_done(self.match), observation)
 
     def picture(self) -> dict[str, Any]:
         """What the picture shows besides the frame, for the tablet: the legend of its numbered
         markers, and where the markers and the objects lie in it (frame pixels)."""
-        from vision.overlay import MarkerParams, place_markers
-
         observation = self.loop.latest_observation if self.loop else None
         if observation is None or self._overlay is not None:
             return {"legend": [], "markers": [], "objects": [], "size": None}
-        entries = self._legend(observation)
-        boxes = [o.bbox for o in observation.objects]
-        markers = place_markers(boxes, [e.mark for e in entries], observation.frame_size, MarkerParams())
-        return {"legend": [e.to_json() for e in entries], "markers": [list(b) for b in markers],
-                "objects": [[int(x), int(y), int(x + w), int(y + h)] for x, y, w, h in boxes],
-                "size": list(observation.frame_size)}
+        return picture_layout(observation, self._legend(observation))
 
     # -- the thread ------------------------------------------------------------------------
 
