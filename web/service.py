@@ -10,13 +10,13 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hardware.frames import Frame, FrameSource, Image
-from referee import CHANCE, find_game
-from referee.actions import Action, Designate
+from hardware.recorder import Recorder
+from referee import CHANCE
+from referee.actions import Action
 from referee.errors import ConfigError, IllegalActionError, InvalidActionError
-from referee.options import parse_option_assignments
 from referee.reconcile import AS_READ, ONE_BY_ONE
 from vision.types import TableObservation
 from web.camera_reader import (
@@ -29,12 +29,17 @@ from web.camera_reader import (
     make_reader,
     without_spots,
 )
+from web.learn import learn_from_last_read, objects_to_confirm, undone_frame
 from web.legend import LegendEntry
 from web.loop import LoopResult, Reader, Settler, TableLoop
 from web.pictures import OVERLAY_QUALITY, crop_picture, encode_jpeg, overlay_picture, picture_layout, table_legend
+from web.match_setup import create_match
 from web.replay_tablet import RecordedTablet
-from web.store import Event, Match, MatchStore, open_store
+from web.store import Event, Match, MatchStore
 from web.summary import round_summary
+
+if TYPE_CHECKING:  # importable from here as before, loaded on first use (see __getattr__)
+    from web.bootstrap import find_calibration, open_table, recorded_options, settle_factory, table_layout
 
 SettleFactory = Callable[[], Settler]
 """Makes a fresh settle detector (one per loop, and again for a new match)."""
@@ -84,7 +89,7 @@ class TableService:
         self.results: list[LoopResult] = []
         """Every ruling the loop made since start (for the terminal and measurements)."""
         self.on_result: Callable[[LoopResult], None] = lambda result: None
-        self.recorder: Any = None
+        self.recorder: Recorder | None = None
         """A ``hardware.recorder.Recorder`` the source is wrapped in, to label what was confirmed."""
         if source is not None:
             if settle is None or read is None:
@@ -229,8 +234,6 @@ class TableService:
         changed = self._changed(self.match.undo("tablet"))
         learner = getattr(self.loop.read, "learner", None) if self.loop else None
         if learner is not None and hasattr(learner, "unlearn"):
-            from web.learn import undone_frame
-
             frame = undone_frame(self.match.events)
             if frame is not None:
                 learner.unlearn(frame)  # a throw taken back unteaches its answers
@@ -273,8 +276,6 @@ class TableService:
         """The coins and dice of the last settled table's read, for the players to confirm (listed
         under ``coins``, as the API always named them), and how many coins and dice the reader
         has learned so far."""
-        from web.learn import objects_to_confirm
-
         learner = getattr(self.loop.read, "learner", None) if self.loop else None
         observation = self.loop.latest_observation if self.loop else None
         read_frame = self.loop.latest_read if self.loop else None
@@ -290,8 +291,6 @@ class TableService:
         :raises IllegalActionError: without a camera reader or before any table was read.
         :raises InvalidActionError: for a ref that is no coin of the read or a face that is no face.
         """
-        from web.learn import learn_from_last_read
-
         with self._lock:
             learner = getattr(self.loop.read, "learner", None) if self.loop else None
             learn_from_last_read(self.loop, learner, faces)
@@ -359,13 +358,13 @@ class TableService:
     def _loop_update(self, result: LoopResult) -> None:
         self.results.append(result)
         if self.recorder is not None:
-            self._record(result)
+            self._record(self.recorder, result)
         self.on_result(result)
         self._publish()
 
-    def _record(self, result: LoopResult) -> None:
+    def _record(self, recorder: Recorder, result: LoopResult) -> None:
         """Label the recorded frame with the read the referee confirmed (answers included)."""
-        self.recorder.ruling(result.kind, result.text, result.frame_id)
+        recorder.ruling(result.kind, result.text, result.frame_id)
         observation = self.loop.latest_observation if self.loop else None
         if result.kind not in ("chance", "confirmed") or observation is None or result.frame_id is None:
             return
@@ -384,7 +383,7 @@ class TableService:
                         labels[ref]["value"] = int(value) if value.isdigit() else value
                     labels[ref]["confidence"] = 1.0
         try:
-            self.recorder.label(result.frame_id, labels)
+            recorder.label(result.frame_id, labels)
         except KeyError:
             pass
 
@@ -486,28 +485,6 @@ def moves_seen_done(match: Match) -> set[str]:
     return {str(move) for move in last.detail.get("moves", [])}
 
 
-def create_match(store: MatchStore, game: str, players: list[str], options: Mapping[str, Any],
-                 first: str | None = None, camera: str = "") -> Match:
-    """Check the game, record a new match, and designate ``first`` where the game asks the table.
-
-    :raises ConfigError: for an unknown game, bad players or options, or ``first`` in a game
-        that decides its first player by the rules.
-    """
-    parsed = parse_option_assignments([f"{k}={v}" for k, v in options.items()]) if _all_text(options) else dict(options)
-    game_obj = find_game(game)(players, parsed)
-    if first is not None and Designate not in game_obj.action_types:
-        raise ConfigError(f"{game_obj.title} decides its first player by the rules, not by choice")
-    match_id = store.create(game_obj.name, list(game_obj.players), game_obj.to_json()["options"], camera)
-    match = store.open(match_id)
-    if first is not None:
-        match.apply(Designate(first), "setup")  # the table's choice at set-up, not a player's decision
-    return match
-
-
-def _all_text(options: Mapping[str, Any]) -> bool:
-    return all(isinstance(value, str) for value in options.values())
-
-
 def _status_line(loop: Mapping[str, Any]) -> str:
     state = loop.get("state", "")
     if state == "camera lost":
@@ -550,181 +527,22 @@ class _NoSettle:
         return None
 
 
-def _no_read(image: Any) -> Any:
+def _no_read(image: Image) -> TableObservation:
     raise ValueError("no reader")
 
 
-def open_table(
-    camera: str,
-    db: str,
-    game: str | None = None,
-    players: Sequence[str] | None = None,
-    options: Mapping[str, Any] | None = None,
-    first: str | None = None,
-    new: bool = False,
-    realtime: bool = True,
-    read: str = "vision",
-    calibration: Any = None,
-    record: str | None = None,
-    answer_from_labels: bool = False,
-) -> TableService:
-    """The composition point: a store, the match to resume or start, the source, settle and reader.
+_COMPOSITION = frozenset(("find_calibration", "open_table", "recorded_options", "settle_factory", "table_layout"))
+"""The composition's names (``web.bootstrap``), still importable from this module."""
 
-    A replayed game (``replay:PATH``) supplies its own game, players and options from its
-    ``game.json`` unless given, and its recorded tablet decisions are taken at their moments
-    (``RecordedTablet``; with ``answer_from_labels`` it also answers the referee's questions
-    about unsure reads with the frames' labels). The newest match still in play on ``camera`` is resumed when
-    it is the same game with the same players (or no game is named) and ``new`` is false;
-    a replay then skips the frames already ruled on.
 
-    :raises ConfigError: for an unknown game, bad players or options, or nothing to resume.
-    :raises ValueError: for a malformed ``camera``; :raises CameraError: for a bad replay folder.
+def __getattr__(name: str) -> object:
+    """``web.bootstrap``'s names for the importers that have always taken them from here.
+
+    Loaded on first use, not at import: ``web.bootstrap`` builds a ``TableService`` and so
+    imports this module, which therefore cannot import it back while it loads.
     """
-    from hardware.camera_id import camera_identity
-    from hardware.reconnect import ReconnectingSource
-    from hardware.replay import ReplaySource
-    from hardware.sources import open_source
+    if name in _COMPOSITION:
+        import web.bootstrap
 
-    camera = camera_identity(camera)  # the match's key: resumed however the path was spelled
-    source: Any = open_source(camera, realtime=realtime)
-    live_camera = None
-    if not isinstance(source, ReplaySource):
-        # A live camera that vanishes is retried until it comes back (web.camera_watch).
-        live_camera = source = ReconnectingSource(source, retry_first_start=False)
-    recorded = dict(source.game) if isinstance(source, ReplaySource) else {}
-    # One spelling of every game's name: the registered one (``seven-pennies``), whatever the
-    # command line or an older recording wrote (``seven_pennies``, ``Seven Pennies``).
-    if game is not None:
-        game = find_game(game).name
-    if recorded.get("game") is not None:
-        recorded["game"] = find_game(str(recorded["game"])).name
-    if game is not None and recorded.get("game") not in (None, game):
-        # Another game played over a recording: its players and options do not apply.
-        recorded = {key: value for key, value in recorded.items() if key not in ("players", "options", "first", "decisions")}
-    config: dict[str, Any] = recorded["config"] if isinstance(recorded.get("config"), dict) else {}
-    game = game or recorded.get("game")
-    players = list(players or recorded.get("players") or config.get("players") or [])
-    if options is None:
-        options = recorded_options(recorded)
-    if first is None and (recorded.get("first") or config.get("first")):
-        first = str(recorded.get("first") or config.get("first"))
-    if calibration is None:
-        calibration = find_calibration(source, recorded, db)
-    store = open_store(db)  # a damaged log is moved aside and a fresh one started (store.notes)
-    match: Match | None = None
-    resumable = None if new else store.latest_playing(camera, camera_identity)
-    if resumable is not None:
-        info = store.info(resumable)
-        if game is None or (find_game(info.game).name == game and (not players or list(info.players) == players)):
-            match = store.open(resumable, set_aside=True)
-    if match is None:
-        if game is None or not players:
-            raise ConfigError("no match to resume on this camera: name the game with --game and --players")
-        match = create_match(store, game, players, options, first, camera)
-    recorder = None
-    if record is not None:
-        from hardware.recorder import Recorder
-
-        if read == "labels":
-            raise ConfigError("--record writes the reads it confirms: use it with --read vision")
-        recorder = Recorder(source, record, {"camera": camera, **match.state.game.to_json()})
-        source = recorder
-    resume_after = match.last_frame() if isinstance(source, ReplaySource) else None
-    if resume_after is not None and isinstance(source, ReplaySource):
-        try:
-            source.skip_ahead_to(resume_after)  # the frames already ruled on come at once
-        except KeyError:
-            resume_after = None
-    layout = table_layout(source, match) if read == "vision" and calibration is None else None
-    learner = None
-    if read == "vision":
-        from web.learn import TableLearner, profile_path
-
-        try:
-            learner = TableLearner(None if db == ":memory:" else profile_path(db))
-        except ValueError as exc:
-            raise ConfigError(f"the table's coin profile cannot be read: {exc} (delete it to start over)") from None
-    reader = make_reader(read, source, calibration, layout, kinds_in_play(match.state) or None, learner)
-    service = TableService(store, match, source, settle=settle_factory(calibration), read=reader,
-                           camera=camera, resume_after=resume_after)
-    if isinstance(reader, VisionReader) and service.loop is not None:
-        loop = service.loop
-        loop.status.calibration = reader.status
-        loop.on_frame = reader.observe
-
-        def show(text: str) -> None:
-            loop.status.calibration = text
-            service._publish()
-
-        reader.on_status = show
-    if live_camera is not None and service.loop is not None:
-        from web.camera_watch import watch_camera
-
-        watch_camera(service, live_camera)
-    if isinstance(source, ReplaySource) and recorded.get("decisions"):
-        service.tablet = RecordedTablet(recorded["decisions"], source, answer_from_labels)
-    service.recorder = recorder
-    return service
-
-
-def recorded_options(recorded: dict[str, Any]) -> dict[str, Any]:
-    """A recording's rule options: its ``options``, or the rule keys (``sp.…``) of its ``config``."""
-    config: dict[str, Any] = recorded["config"] if isinstance(recorded.get("config"), dict) else {}
-    return dict(recorded.get("options") or config.get("options")
-                or {key: value for key, value in config.items() if "." in key})
-
-
-def table_layout(source: Any, match: Match) -> Any:
-    """The layout the service calibrates on: a replay's own table (its frames' zones and
-    markers), else the game's default layout for the match's players (what ``referee markers``
-    printed); ``None`` for a game without one.
-    """
-    from hardware.replay import ReplaySource
-    from vision.layouts import default_layout
-
-    base = source.source if hasattr(source, "source") and isinstance(source.source, ReplaySource) else source
-    if isinstance(base, ReplaySource):
-        recorded = base.layout()
-        if recorded is not None:
-            return recorded
-    game = match.state.game
-    try:
-        return default_layout(game.name, list(game.players))
-    except ValueError:
-        return None
-
-
-def find_calibration(source: Any, recorded: Mapping[str, Any], db: str) -> Any:
-    """The table's calibration: a replay's ``calibration.json`` (or its game.json's ``calibration``),
-    else ``calibration.json`` beside the match log; ``None`` when there is none.
-
-    :raises ValueError: (vision's ``CalibrationError``) for a calibration file with a bad field.
-    """
-    from pathlib import Path
-
-    from hardware.replay import ReplaySource
-
-    if isinstance(source, ReplaySource) and isinstance(recorded.get("calibration"), dict):
-        from vision.calibration import Calibration
-
-        return Calibration.from_json(recorded["calibration"])
-    candidates = [source.folder / "calibration.json"] if isinstance(source, ReplaySource) else []
-    if db != ":memory:":
-        candidates.append(Path(db).parent / "calibration.json")
-    for path in candidates:
-        if path.is_file():
-            from vision.calibration import load_calibration
-
-            return load_calibration(path)
-    return None
-
-
-def settle_factory(calibration: Any = None) -> SettleFactory:
-    """Makes ``vision.settle.SettleDetector`` for the table's calibration."""
-
-    def make() -> Settler:
-        from vision.settle import SettleDetector
-
-        return SettleDetector(calibration)
-
-    return make
+        return getattr(web.bootstrap, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
