@@ -3,6 +3,11 @@
 It owns the match (in the store), the live loop running in a thread, and the subscribers
 waiting for updates. Every change (a camera ruling, a tablet action, undo, redo, an answer)
 is committed to the log first and only then published to subscribers as the new view.
+
+Its neighbours each do one job: ``web.bootstrap`` wires a table together (``open_table``),
+``web.camera_reader`` reads the camera's frames, ``web.pictures`` draws what the tablets see
+and ``web.replay_tablet`` takes a replay's recorded decisions. Their public names stay
+importable from here too.
 """
 
 from __future__ import annotations
