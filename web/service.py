@@ -37,8 +37,8 @@ from web.camera_reader import (
 from web.learn import learn_from_last_read, objects_to_confirm, undone_frame
 from web.legend import LegendEntry
 from web.loop import LoopResult, Reader, Settler, TableLoop
-from web.pictures import OVERLAY_QUALITY, crop_picture, encode_jpeg, overlay_picture, picture_layout, table_legend
 from web.match_setup import create_match
+from web.pictures import OVERLAY_QUALITY, crop_picture, encode_jpeg, overlay_picture, picture_layout, table_legend
 from web.replay_tablet import RecordedTablet
 from web.store import Event, Match, MatchStore
 from web.summary import round_summary
