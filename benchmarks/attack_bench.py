@@ -35,7 +35,7 @@ from flask import Flask
 from tests.web.fake_service import FakeService
 from tests.web.route_fuzz import fuzz_requests, send_all
 from web.app import create_app
-from web.service import open_table
+from web.bootstrap import open_table
 from web.throttle import ThrottlePolicy
 
 GAMES = Path(__file__).resolve().parents[1] / "fixtures" / "games"

@@ -2,7 +2,7 @@
 server's memory through whole recorded games.
 
 **Latency.** For each recorded game (``fixtures/games/*``) a child process runs the real
-service (``web.service.open_table`` on ``replay:GAME``, read with vision, the recorded
+service (``web.bootstrap.open_table`` on ``replay:GAME``, read with vision, the recorded
 decisions taken and unsure reads answered from the labels, as ``referee demo --auto`` does)
 behind the real dashboard server (``web.live.create_dashboard_server``) on loopback. The bench
 listens on ``/api/events`` like a tablet. For every settled frame the child notes the moment
@@ -87,7 +87,7 @@ def serve_child(game: str, db: str, fast: bool, opencv_threads: int | None = Non
         cv2.setNumThreads(opencv_threads)
     from web.app import create_app
     from web.live import create_dashboard_server
-    from web.service import open_table
+    from web.bootstrap import open_table
 
     service = open_table(f"replay:{GAMES / game}", db, new=True, realtime=not fast, read="vision",
                          answer_from_labels=True)

@@ -26,7 +26,8 @@ import cv2
 from hardware.replay import ReplaySource
 from referee.core import find_game
 from referee.reconcile import CONFIDENT
-from web.service import VisionReader, kinds_in_play, recorded_options
+from web.bootstrap import recorded_options
+from web.service import VisionReader, kinds_in_play
 
 GAMES = Path(__file__).resolve().parents[1] / "fixtures" / "games"
 

@@ -57,7 +57,8 @@ from hardware.replay import ReplaySource  # noqa: E402
 from referee.core import find_game  # noqa: E402
 from vision.read import read_table  # noqa: E402
 from vision.types import COIN_KINDS, CONFIDENT, DIE_KINDS  # noqa: E402
-from web.service import VisionReader, kinds_in_play, recorded_options  # noqa: E402
+from web.bootstrap import recorded_options  # noqa: E402
+from web.service import VisionReader, kinds_in_play  # noqa: E402
 
 GAMES = ROOT / "fixtures" / "games"
 DEFAULT_GAMES = ("sp_t1", "sevens_sv_t1_t3")

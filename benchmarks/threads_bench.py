@@ -46,7 +46,8 @@ from referee.core import find_game
 from vision._dice_net import crop_patch
 from vision.dice import DiceParams, _nets
 from vision.types import COIN_KINDS, DIE_KINDS
-from web.service import VisionReader, kinds_in_play, recorded_options
+from web.bootstrap import recorded_options
+from web.service import VisionReader, kinds_in_play
 
 SETTINGS = (1, 2)
 """OpenCV thread counts compared."""

@@ -14,7 +14,7 @@ CHECKED_PACKAGES = ("referee", "vision", "hardware", "web")
 """The packages held to ``MAX_LINES``; ``vision`` joins once its readers are packages of small
 modules (docs/ARCHITECTURE.md, Known debts)."""
 
-OVER_FOR_NOW = {"web/service.py"}
+OVER_FOR_NOW: set[str] = set()
 """Modules of the checked packages still over the limit, each a debt of docs/ARCHITECTURE.md;
 an entry leaves this set when its module is split."""
 

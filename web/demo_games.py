@@ -68,7 +68,7 @@ def open_demo(name: str, db: str, read: str = "vision", auto: bool = False, real
 
     With ``auto`` the recorded decisions are taken, and a question about an unsure read is
     answered with what the frame's labels say, as the players would."""
-    from web.service import open_table
+    from web.bootstrap import open_table
 
     folder = game_folder(name)
     service = open_table(f"replay:{folder}", db, new=True, realtime=realtime, read=read, answer_from_labels=auto)

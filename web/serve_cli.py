@@ -97,7 +97,7 @@ def run_serve(args: argparse.Namespace) -> int:
     """Run ``referee serve``; returns the exit status (0, or 2 for bad arguments or camera)."""
     from hardware.frames import CameraError
     from web.auth import serve_pin
-    from web.service import open_table
+    from web.bootstrap import open_table
 
     players = [p.strip() for p in args.players.split(",") if p.strip()] if args.players else None
     try:

@@ -3,6 +3,12 @@
 It owns the match (in the store), the live loop running in a thread, and the subscribers
 waiting for updates. Every change (a camera ruling, a tablet action, undo, redo, an answer)
 is committed to the log first and only then published to subscribers as the new view.
+
+Its neighbours each do one job: ``web.bootstrap`` wires a table together (``open_table``),
+``web.camera_reader`` reads the camera's frames, ``web.pictures`` draws what the tablets see
+and ``web.replay_tablet`` takes a replay's recorded decisions. The readers' and the replay
+tablet's public names stay importable from here too; the composition's come from
+``web.bootstrap``, which imports this module.
 """
 
 from __future__ import annotations
@@ -12,22 +18,44 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from hardware.frames import Frame, FrameSource
-from referee import CHANCE, find_game
-from referee.actions import Action, Designate
+from hardware.frames import Frame, FrameSource, Image
+from hardware.recorder import Recorder
+from referee import CHANCE
+from referee.actions import Action
 from referee.errors import ConfigError, IllegalActionError, InvalidActionError
-from referee.options import parse_option_assignments
-from referee.reconcile import AS_READ, NOT_FLAT_ANSWERS, NOT_THERE_ANSWERS, ONE_BY_ONE
-from vision.types import COIN_KINDS, DIE_KINDS
+from referee.reconcile import AS_READ, ONE_BY_ONE
+from vision.types import TableObservation
+from web.camera_reader import (
+    CAMERA_KINDS,
+    SECOND_LOOK_DIE_SCORE,
+    LabelReader,
+    VisionReader,
+    in_play_area,
+    kinds_in_play,
+    make_reader,
+    without_spots,
+)
+from web.learn import learn_from_last_read, objects_to_confirm, undone_frame
+from web.legend import LegendEntry
 from web.loop import LoopResult, Reader, Settler, TableLoop
-from web.store import Event, Match, MatchStore, open_store
+from web.match_setup import create_match
+from web.pictures import OVERLAY_QUALITY, crop_picture, encode_jpeg, overlay_picture, picture_layout, table_legend
+from web.replay_tablet import RecordedTablet
+from web.store import Event, Match, MatchStore
 from web.summary import round_summary
-
-CAMERA_KINDS = frozenset((*COIN_KINDS, *DIE_KINDS))
-"""The kinds of object the camera reads: only their moves wait for it (G-2)."""
 
 SettleFactory = Callable[[], Settler]
 """Makes a fresh settle detector (one per loop, and again for a new match)."""
+
+__all__ = [
+    # The service itself.
+    "TableService", "SettleFactory", "moves_seen_done",
+    # The match's creation, which the composition (``web.bootstrap``) shares.
+    "create_match",
+    # Re-exported for the importers that have always found them here.
+    "CAMERA_KINDS", "SECOND_LOOK_DIE_SCORE", "LabelReader", "VisionReader", "in_play_area", "kinds_in_play",
+    "make_reader", "without_spots", "RecordedTablet",
+]
 
 
 class TableService:
@@ -47,7 +75,7 @@ class TableService:
         read: Reader | None = None,
         camera: str = "",
         resume_after: str | None = None,
-        overlay: Callable[[Any, Any], Any] | None = None,
+        overlay: Callable[[Image, TableObservation], Image] | None = None,
     ) -> None:
         self.store = store
         self.match = match
@@ -64,7 +92,7 @@ class TableService:
         self.results: list[LoopResult] = []
         """Every ruling the loop made since start (for the terminal and measurements)."""
         self.on_result: Callable[[LoopResult], None] = lambda result: None
-        self.recorder: Any = None
+        self.recorder: Recorder | None = None
         """A ``hardware.recorder.Recorder`` the source is wrapped in, to label what was confirmed."""
         if source is not None:
             if settle is None or read is None:
@@ -209,8 +237,6 @@ class TableService:
         changed = self._changed(self.match.undo("tablet"))
         learner = getattr(self.loop.read, "learner", None) if self.loop else None
         if learner is not None and hasattr(learner, "unlearn"):
-            from web.learn import undone_frame
-
             frame = undone_frame(self.match.events)
             if frame is not None:
                 learner.unlearn(frame)  # a throw taken back unteaches its answers
@@ -253,8 +279,6 @@ class TableService:
         """The coins and dice of the last settled table's read, for the players to confirm (listed
         under ``coins``, as the API always named them), and how many coins and dice the reader
         has learned so far."""
-        from web.learn import objects_to_confirm
-
         learner = getattr(self.loop.read, "learner", None) if self.loop else None
         observation = self.loop.latest_observation if self.loop else None
         read_frame = self.loop.latest_read if self.loop else None
@@ -270,8 +294,6 @@ class TableService:
         :raises IllegalActionError: without a camera reader or before any table was read.
         :raises InvalidActionError: for a ref that is no coin of the read or a face that is no face.
         """
-        from web.learn import learn_from_last_read
-
         with self._lock:
             learner = getattr(self.loop.read, "learner", None) if self.loop else None
             learn_from_last_read(self.loop, learner, faces)
@@ -339,13 +361,13 @@ class TableService:
     def _loop_update(self, result: LoopResult) -> None:
         self.results.append(result)
         if self.recorder is not None:
-            self._record(result)
+            self._record(self.recorder, result)
         self.on_result(result)
         self._publish()
 
-    def _record(self, result: LoopResult) -> None:
+    def _record(self, recorder: Recorder, result: LoopResult) -> None:
         """Label the recorded frame with the read the referee confirmed (answers included)."""
-        self.recorder.ruling(result.kind, result.text, result.frame_id)
+        recorder.ruling(result.kind, result.text, result.frame_id)
         observation = self.loop.latest_observation if self.loop else None
         if result.kind not in ("chance", "confirmed") or observation is None or result.frame_id is None:
             return
@@ -364,7 +386,7 @@ class TableService:
                         labels[ref]["value"] = int(value) if value.isdigit() else value
                     labels[ref]["confidence"] = 1.0
         try:
-            self.recorder.label(result.frame_id, labels)
+            recorder.label(result.frame_id, labels)
         except KeyError:
             pass
 
@@ -380,8 +402,6 @@ class TableService:
         With ``overlay``, the last settled frame ruled on with what was read drawn on it (the
         picture the ruling is about: the objects may have moved since); without, the newest
         frame, live."""
-        import cv2
-
         observation = self.loop.latest_observation if self.loop else None
         read_frame = self.loop.latest_read if self.loop else None
         if overlay and observation is not None and read_frame is not None:
@@ -391,77 +411,35 @@ class TableService:
             if frame is None:
                 return b""
             image = frame.image
-        ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
-        return encoded.tobytes() if ok else b""
+        return encode_jpeg(image, OVERLAY_QUALITY)
 
     def crop_jpeg(self, refs: int | Sequence[int], margin: int = 24) -> bytes:
         """The picture of the objects ``refs`` of the last read (for a question); ``b""`` when one
         is unknown. Where it shows several, each is marked with the face read for it."""
-        import cv2
-
         refs = [refs] if isinstance(refs, int) else list(refs)
         frame = self.loop.latest_read if self.loop else None
         observation = self.loop.latest_observation if self.loop else None
-        if frame is None or observation is None or not refs or not all(0 <= r < len(observation.objects) for r in refs):
+        if frame is None or observation is None:
             return b""
-        objects = [observation.objects[r] for r in refs]
-        x0 = min(o.bbox[0] for o in objects)
-        y0 = min(o.bbox[1] for o in objects)
-        x1 = max(o.bbox[0] + o.bbox[2] for o in objects)
-        y1 = max(o.bbox[1] + o.bbox[3] for o in objects)
-        height, width = frame.image.shape[:2]
-        left, top = max(0, x0 - margin), max(0, y0 - margin)
-        crop: cv2.typing.MatLike = frame.image[top:min(height, y1 + margin), left:min(width, x1 + margin)].copy()
-        if crop.size == 0:
-            return b""
-        if len(objects) > 1:
-            # Large enough to check each face against its mark on a tablet.
-            zoom = max(1.0, min(3.0, 640.0 / max(crop.shape[:2])))
-            crop = cv2.resize(crop, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_CUBIC)
-            for obj in objects:
-                x, y, w, h = ((v - off) * zoom for v, off in zip(obj.bbox, (left, top, 0, 0)))
-                cv2.rectangle(crop, (int(x), int(y)), (int(x + w), int(y + h)), (0, 200, 255), 2)
-                label, at = str(obj.guess), (int(x), max(24, int(y) - 6))
-                cv2.putText(crop, label, at, cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 0, 0), 5, cv2.LINE_AA)
-                cv2.putText(crop, label, at, cv2.FONT_HERSHEY_SIMPLEX, 0.9, (255, 255, 255), 2, cv2.LINE_AA)
-        ok, encoded = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        return encoded.tobytes() if ok else b""
+        return crop_picture(frame.image, observation, refs, margin)
 
-    def _draw(self, image: Any, observation: Any) -> Any:
+    def _draw(self, image: Image, observation: TableObservation) -> Image:
         if self._overlay is not None:
             return self._overlay(image, observation)
-        from vision.overlay import draw_markers
+        return overlay_picture(image, observation, self._legend(observation))
 
-        return draw_markers(image, observation, [entry.marker() for entry in self._legend(observation)])
-
-    def _legend(self, observation: Any) -> list[Any]:
+    def _legend(self, observation: TableObservation) -> list[LegendEntry]:
         """The legend of the last read: each object named as the options name it (web.legend)."""
-        from referee.table import item_to_json
-        from web.legend import legend
-
         with self.match.lock:
-            state = self.match.state
-            zones = {zone: [item_to_json(i) for i in items] for zone, items in state.zones().items()}
-            made = moves_seen_done(self.match)
-            moves = [{**m.to_json(), "done": str(m) in made} for m in state.forced_moves()]
-            seats = range(len(state.game.players))
-            locked = [str(d) for seat in seats for d in state.locked(seat)] if hasattr(state, "locked") else []
-        return legend(observation.objects, zones, moves, locked)
+            return table_legend(self.match.state, moves_seen_done(self.match), observation)
 
     def picture(self) -> dict[str, Any]:
         """What the picture shows besides the frame, for the tablet: the legend of its numbered
         markers, and where the markers and the objects lie in it (frame pixels)."""
-        from vision.overlay import MarkerParams, place_markers
-
         observation = self.loop.latest_observation if self.loop else None
         if observation is None or self._overlay is not None:
             return {"legend": [], "markers": [], "objects": [], "size": None}
-        entries = self._legend(observation)
-        boxes = [o.bbox for o in observation.objects]
-        markers = place_markers(boxes, [e.mark for e in entries], observation.frame_size, MarkerParams())
-        return {"legend": [e.to_json() for e in entries], "markers": [list(b) for b in markers],
-                "objects": [[int(x), int(y), int(x + w), int(y + h)] for x, y, w, h in boxes],
-                "size": list(observation.frame_size)}
+        return picture_layout(observation, self._legend(observation))
 
     # -- the thread ------------------------------------------------------------------------
 
@@ -510,28 +488,6 @@ def moves_seen_done(match: Match) -> set[str]:
     return {str(move) for move in last.detail.get("moves", [])}
 
 
-def create_match(store: MatchStore, game: str, players: list[str], options: Mapping[str, Any],
-                 first: str | None = None, camera: str = "") -> Match:
-    """Check the game, record a new match, and designate ``first`` where the game asks the table.
-
-    :raises ConfigError: for an unknown game, bad players or options, or ``first`` in a game
-        that decides its first player by the rules.
-    """
-    parsed = parse_option_assignments([f"{k}={v}" for k, v in options.items()]) if _all_text(options) else dict(options)
-    game_obj = find_game(game)(players, parsed)
-    if first is not None and Designate not in game_obj.action_types:
-        raise ConfigError(f"{game_obj.title} decides its first player by the rules, not by choice")
-    match_id = store.create(game_obj.name, list(game_obj.players), game_obj.to_json()["options"], camera)
-    match = store.open(match_id)
-    if first is not None:
-        match.apply(Designate(first), "setup")  # the table's choice at set-up, not a player's decision
-    return match
-
-
-def _all_text(options: Mapping[str, Any]) -> bool:
-    return all(isinstance(value, str) for value in options.values())
-
-
 def _status_line(loop: Mapping[str, Any]) -> str:
     state = loop.get("state", "")
     if state == "camera lost":
@@ -574,567 +530,5 @@ class _NoSettle:
         return None
 
 
-def _no_read(image: Any) -> Any:
+def _no_read(image: Image) -> TableObservation:
     raise ValueError("no reader")
-
-
-def open_table(
-    camera: str,
-    db: str,
-    game: str | None = None,
-    players: Sequence[str] | None = None,
-    options: Mapping[str, Any] | None = None,
-    first: str | None = None,
-    new: bool = False,
-    realtime: bool = True,
-    read: str = "vision",
-    calibration: Any = None,
-    record: str | None = None,
-    answer_from_labels: bool = False,
-) -> TableService:
-    """The composition point: a store, the match to resume or start, the source, settle and reader.
-
-    A replayed game (``replay:PATH``) supplies its own game, players and options from its
-    ``game.json`` unless given, and its recorded tablet decisions are taken at their moments
-    (``RecordedTablet``; with ``answer_from_labels`` it also answers the referee's questions
-    about unsure reads with the frames' labels). The newest match still in play on ``camera`` is resumed when
-    it is the same game with the same players (or no game is named) and ``new`` is false;
-    a replay then skips the frames already ruled on.
-
-    :raises ConfigError: for an unknown game, bad players or options, or nothing to resume.
-    :raises ValueError: for a malformed ``camera``; :raises CameraError: for a bad replay folder.
-    """
-    from hardware.camera_id import camera_identity
-    from hardware.reconnect import ReconnectingSource
-    from hardware.replay import ReplaySource
-    from hardware.sources import open_source
-
-    camera = camera_identity(camera)  # the match's key: resumed however the path was spelled
-    source: Any = open_source(camera, realtime=realtime)
-    live_camera = None
-    if not isinstance(source, ReplaySource):
-        # A live camera that vanishes is retried until it comes back (web.camera_watch).
-        live_camera = source = ReconnectingSource(source, retry_first_start=False)
-    recorded = dict(source.game) if isinstance(source, ReplaySource) else {}
-    # One spelling of every game's name: the registered one (``seven-pennies``), whatever the
-    # command line or an older recording wrote (``seven_pennies``, ``Seven Pennies``).
-    if game is not None:
-        game = find_game(game).name
-    if recorded.get("game") is not None:
-        recorded["game"] = find_game(str(recorded["game"])).name
-    if game is not None and recorded.get("game") not in (None, game):
-        # Another game played over a recording: its players and options do not apply.
-        recorded = {key: value for key, value in recorded.items() if key not in ("players", "options", "first", "decisions")}
-    config: dict[str, Any] = recorded["config"] if isinstance(recorded.get("config"), dict) else {}
-    game = game or recorded.get("game")
-    players = list(players or recorded.get("players") or config.get("players") or [])
-    if options is None:
-        options = recorded_options(recorded)
-    if first is None and (recorded.get("first") or config.get("first")):
-        first = str(recorded.get("first") or config.get("first"))
-    if calibration is None:
-        calibration = find_calibration(source, recorded, db)
-    store = open_store(db)  # a damaged log is moved aside and a fresh one started (store.notes)
-    match: Match | None = None
-    resumable = None if new else store.latest_playing(camera, camera_identity)
-    if resumable is not None:
-        info = store.info(resumable)
-        if game is None or (find_game(info.game).name == game and (not players or list(info.players) == players)):
-            match = store.open(resumable, set_aside=True)
-    if match is None:
-        if game is None or not players:
-            raise ConfigError("no match to resume on this camera: name the game with --game and --players")
-        match = create_match(store, game, players, options, first, camera)
-    recorder = None
-    if record is not None:
-        from hardware.recorder import Recorder
-
-        if read == "labels":
-            raise ConfigError("--record writes the reads it confirms: use it with --read vision")
-        recorder = Recorder(source, record, {"camera": camera, **match.state.game.to_json()})
-        source = recorder
-    resume_after = match.last_frame() if isinstance(source, ReplaySource) else None
-    if resume_after is not None and isinstance(source, ReplaySource):
-        try:
-            source.skip_ahead_to(resume_after)  # the frames already ruled on come at once
-        except KeyError:
-            resume_after = None
-    layout = table_layout(source, match) if read == "vision" and calibration is None else None
-    learner = None
-    if read == "vision":
-        from web.learn import TableLearner, profile_path
-
-        try:
-            learner = TableLearner(None if db == ":memory:" else profile_path(db))
-        except ValueError as exc:
-            raise ConfigError(f"the table's coin profile cannot be read: {exc} (delete it to start over)") from None
-    reader = make_reader(read, source, calibration, layout, kinds_in_play(match.state) or None, learner)
-    service = TableService(store, match, source, settle=settle_factory(calibration), read=reader,
-                           camera=camera, resume_after=resume_after)
-    if isinstance(reader, VisionReader) and service.loop is not None:
-        loop = service.loop
-        loop.status.calibration = reader.status
-        loop.on_frame = reader.observe
-
-        def show(text: str) -> None:
-            loop.status.calibration = text
-            service._publish()
-
-        reader.on_status = show
-    if live_camera is not None and service.loop is not None:
-        from web.camera_watch import watch_camera
-
-        watch_camera(service, live_camera)
-    if isinstance(source, ReplaySource) and recorded.get("decisions"):
-        service.tablet = RecordedTablet(recorded["decisions"], source, answer_from_labels)
-    service.recorder = recorder
-    return service
-
-
-def recorded_options(recorded: dict[str, Any]) -> dict[str, Any]:
-    """A recording's rule options: its ``options``, or the rule keys (``sp.…``) of its ``config``."""
-    config: dict[str, Any] = recorded["config"] if isinstance(recorded.get("config"), dict) else {}
-    return dict(recorded.get("options") or config.get("options")
-                or {key: value for key, value in config.items() if "." in key})
-
-
-def table_layout(source: Any, match: Match) -> Any:
-    """The layout the service calibrates on: a replay's own table (its frames' zones and
-    markers), else the game's default layout for the match's players (what ``referee markers``
-    printed); ``None`` for a game without one.
-    """
-    from hardware.replay import ReplaySource
-    from vision.layouts import default_layout
-
-    base = source.source if hasattr(source, "source") and isinstance(source.source, ReplaySource) else source
-    if isinstance(base, ReplaySource):
-        recorded = base.layout()
-        if recorded is not None:
-            return recorded
-    game = match.state.game
-    try:
-        return default_layout(game.name, list(game.players))
-    except ValueError:
-        return None
-
-
-def find_calibration(source: Any, recorded: Mapping[str, Any], db: str) -> Any:
-    """The table's calibration: a replay's ``calibration.json`` (or its game.json's ``calibration``),
-    else ``calibration.json`` beside the match log; ``None`` when there is none.
-
-    :raises ValueError: (vision's ``CalibrationError``) for a calibration file with a bad field.
-    """
-    from pathlib import Path
-
-    from hardware.replay import ReplaySource
-
-    if isinstance(source, ReplaySource) and isinstance(recorded.get("calibration"), dict):
-        from vision.calibration import Calibration
-
-        return Calibration.from_json(recorded["calibration"])
-    candidates = [source.folder / "calibration.json"] if isinstance(source, ReplaySource) else []
-    if db != ":memory:":
-        candidates.append(Path(db).parent / "calibration.json")
-    for path in candidates:
-        if path.is_file():
-            from vision.calibration import load_calibration
-
-            return load_calibration(path)
-    return None
-
-
-def settle_factory(calibration: Any = None) -> SettleFactory:
-    """Makes ``vision.settle.SettleDetector`` for the table's calibration."""
-
-    def make() -> Settler:
-        from vision.settle import SettleDetector
-
-        return SettleDetector(calibration)
-
-    return make
-
-
-def kinds_in_play(state: Any) -> frozenset[str]:
-    """Every kind of object the match's table can hold: what lies in its zones (objects are
-    conserved, G-2) and what comes from a supply (``State.supplied_kinds``: T.K.O.'s nickels)."""
-    kinds: set[str] = {item.kind for items in state.zones().values() for item in items}
-    supplied: frozenset[str] = state.supplied_kinds()
-    return frozenset(kinds) | supplied
-
-
-def make_reader(
-    kind: str, source: FrameSource | None, calibration: Any = None, layout: Any = None,
-    kinds: frozenset[str] | None = None,
-    learner: Any = None,
-) -> Reader:
-    """The reader ``--read`` names: ``vision`` (a :class:`VisionReader`) or ``labels``.
-
-    ``labels`` takes a replayed frame's recorded labels as the read: it exercises the loop, the
-    rules and the log on a recording without depending on vision's accuracy. ``layout`` is the
-    table the vision reader calibrates itself on when no ``calibration`` is given; ``kinds``
-    the kinds of object it looks for (``None``: all); ``learner`` what it learned of this
-    table's coins (``web.learn.TableLearner``).
-
-    :raises ConfigError: for another name, or ``labels`` without a replay.
-    """
-    if kind == "vision":
-        return VisionReader(layout, calibration, kinds=kinds, learner=learner)
-    if kind == "labels":
-        from hardware.replay import ReplaySource
-
-        if not isinstance(source, ReplaySource):
-            raise ConfigError("--read labels needs a replayed game (--camera replay:PATH)")
-        return LabelReader(source)
-    raise ConfigError(f"--read must be vision or labels, got {kind!r}")
-
-
-SECOND_LOOK_DIE_SCORE = 0.15
-"""The dice finder's lowest score on a second look (``VisionReader.second_look``; the first look
-takes ``vision.dice.DiceParams.det_threshold_scaled``, 0.25 at a known scale). On dice-rune55,
-0.2 instead of 0.3 finds 0.3 points more dice at 2.4 points less precision: worth it only where
-the table looks wrong."""
-
-
-class VisionReader:
-    """Reads settled frames with ``vision.read.read_table``, keeping the table's calibration.
-
-    Without a calibration it calibrates itself from the corner markers of ``layout`` (the
-    table's: a replay's own, else the game's default layout that ``referee markers`` printed),
-    trying the first frames until the markers are found (``observe``, at most once per
-    ``retry_s``). Once calibrated it follows the camera with ``vision.calibration.track`` on
-    every settled frame and every ``track_s`` between: a bumped camera is corrected, or, when
-    it cannot be, recalibrated or reported in ``status`` (shown as the loop's status).
-
-    With a calibration, what lies outside the play area or on a corner marker is not a coin or
-    a die on the table (the markers' squares, the sheet's edge): it is left out of the read.
-    """
-
-    def __init__(
-        self,
-        layout: Any = None,
-        calibration: Any = None,
-        retry_s: float = 1.0,
-        track_s: float = 2.0,
-        kinds: frozenset[str] | None = None,
-        learner: Any = None,
-    ) -> None:
-        self.layout = layout
-        self.calibration = calibration
-        self.learner = learner
-        """What this table's coins taught the reader (``web.learn.TableLearner``), or ``None``."""
-        self.nothing_at: list[tuple[str, float, float, float]] = []
-        """Spots (kind, x mm, y mm, radius mm) where the players said a read object is not there
-        (a printed letter taken for a die): reads of that kind there are left out from then on."""
-        self.kinds = kinds
-        """The kinds of object the game puts on the table (``kinds_in_play``); ``None``: all.
-        A coin game's table is not searched for dice, nor a dice game's for coins."""
-        self.retry_s = retry_s
-        self.track_s = track_s
-        self.status = "" if calibration is not None or layout is None else "calibrating: looking for the corner markers"
-        """The calibration's state in words: empty when all is well."""
-        self.on_status: Callable[[str], None] = lambda text: None
-        self._last_try = float("-inf")
-        from vision.marker_watch import MarkerWatch
-
-        self._watch = MarkerWatch()
-
-    def _set_status(self, text: str) -> None:
-        if text != self.status:
-            self.status = text
-            self.on_status(text)
-
-    def observe(self, frame: Frame) -> None:
-        """Every frame: calibrate until the markers are found, then follow the camera now and then."""
-        if frame.timestamp - self._last_try < (self.retry_s if self.calibration is None else self.track_s):
-            return
-        self._last_try = frame.timestamp
-        self._follow(frame.image)
-
-    def _follow(self, image: Any) -> None:
-        from vision.calibration import CalibrationError, calibrate, track
-
-        if self.calibration is None:
-            if self.layout is None:
-                return
-            try:
-                self.calibration = calibrate(image, self.layout)
-            except CalibrationError as exc:
-                self._set_status(f"not calibrated: {exc}")
-                return
-            self._set_status("")
-            return
-        if self._watch.unchanged(image, self.calibration):
-            return  # the markers look as when last followed: following again would change nothing
-        result = track(self.calibration, image)
-        if result.ok:
-            self.calibration = result.calibration
-            self._set_status("")
-        elif result.status == "moved":
-            if self.layout is not None:
-                try:
-                    self.calibration = calibrate(image, self.layout)
-                    self._set_status("")
-                    self._watch.remember(image, self.calibration)
-                    return
-                except CalibrationError:
-                    pass
-            # Reading on with the old geometry would put objects in the wrong zones: say so.
-            self._set_status(f"camera moved: {result.message}")
-        self._watch.remember(image, self.calibration)
-        # "unseen" (a hand over the markers) and "no_markers" (a manual calibration): keep it.
-
-    def __call__(self, image: Any) -> Any:
-        """Read one settled frame (see the class docstring)."""
-        return self._read(image, closely=False)
-
-    def second_look(self, image: Any) -> Any:
-        """Read the frame again, taking fainter dice candidates (``SECOND_LOOK_DIE_SCORE``):
-        the loop asks for it when the first read makes the table look wrong. The camera was
-        followed on the first read of this frame, so it is not followed again."""
-        return self._read(image, closely=True)
-
-    def _read(self, image: Any, closely: bool) -> Any:
-        from dataclasses import replace
-
-        from vision.dice import DiceParams
-        from vision.read import params_for_kinds, params_for_scale, read_table
-
-        if not closely:
-            self._follow(image)
-        calibration = self.calibration
-        if calibration is not None and self.status.startswith("camera moved"):
-            calibration = None  # no zones rather than wrong zones: reconcile asks for the table to be checked
-        params = params_for_scale(calibration.mm_per_px if calibration is not None else None, image.shape[1], image.shape[0])
-        if self.kinds is not None:
-            from vision.types import COIN_KINDS, DIE_KINDS
-
-            # Only the game's objects the camera reads (a game of cards: none, nothing looked for).
-            params = params_for_kinds(params, self.kinds & {*COIN_KINDS, *DIE_KINDS})
-        if closely:
-            params = replace(params, dice=replace(params.dice or DiceParams(), det_threshold=SECOND_LOOK_DIE_SCORE,
-                                                  det_threshold_scaled=SECOND_LOOK_DIE_SCORE))
-        profile = self.learner.profile if self.learner is not None else None
-        dice_profile = self.learner.dice_profile if self.learner is not None else None
-        if dice_profile is not None:
-            params = replace(params, dice=dice_profile.dice_params(params.dice or DiceParams()))
-        observation = read_table(image, calibration, params, profile)
-        if self.learner is not None and hasattr(self.learner, "adapt"):
-            observation = self.learner.adapt(observation, image)  # sure where this table's answers prove it
-        if calibration is not None:
-            observation = in_play_area(observation, calibration)
-        if self.nothing_at:
-            observation = without_spots(observation, self.nothing_at)
-        return observation
-
-    def read_closer(self, observation: Any, full: Any) -> Any:
-        """``observation`` with each object's face read again from ``full``, the same moment at
-        the sensor's resolution (``vision.full_resolution``), for the kinds in play only."""
-        from vision.full_resolution import read_faces_closer
-
-        return read_faces_closer(observation, full, kinds=self.kinds)
-
-    def not_there(self, detection: Any) -> None:
-        """The players said ``detection`` is no coin or die: leave such reads there out from now on."""
-        if detection.position_mm is None or self.calibration is None:
-            return
-        radius = max(5.0, 0.6 * max(detection.bbox[2], detection.bbox[3]) * float(self.calibration.mm_per_px))
-        self.nothing_at.append((detection.kind, float(detection.position_mm[0]), float(detection.position_mm[1]), radius))
-
-
-def in_play_area(observation: Any, calibration: Any) -> Any:
-    """The observation without the objects that lie outside the play area or on a corner marker."""
-    from dataclasses import replace
-
-    width, height = calibration.table_size_mm
-    spec = calibration.markers
-    squares = []
-    if spec is not None:
-        for marker_id in spec.ids:
-            corners = spec.corners_mm(marker_id, calibration.table_size_mm)
-            # The marker with its white quiet zone around it.
-            squares.append((corners[:, 0].min() - spec.margin_mm, corners[:, 1].min() - spec.margin_mm,
-                            corners[:, 0].max() + spec.margin_mm, corners[:, 1].max() + spec.margin_mm))
-    kept = []
-    for detection in observation.objects:
-        if detection.position_mm is None:
-            kept.append(detection)
-            continue
-        x, y = detection.position_mm
-        off_table = not (0.0 <= x <= width and 0.0 <= y <= height)
-        on_marker = any(x0 <= x <= x1 and y0 <= y <= y1 for x0, y0, x1, y1 in squares)
-        if not (off_table or on_marker):
-            kept.append(detection)
-    left_out = len(observation.objects) - len(kept)
-    if not left_out:
-        return observation
-    notes = (*observation.notes, f"{left_out} read(s) outside the play area or on a marker left out")
-    return replace(observation, objects=tuple(kept), notes=notes)
-
-
-def without_spots(observation: Any, spots: Sequence[tuple[str, float, float, float]]) -> Any:
-    """The observation without reads of a kind at a spot where the players said there is none."""
-    from dataclasses import replace
-
-    kept = [d for d in observation.objects if d.position_mm is None or not any(
-        d.kind == kind and (d.position_mm[0] - x) ** 2 + (d.position_mm[1] - y) ** 2 <= r * r
-        for kind, x, y, r in spots)]
-    left_out = len(observation.objects) - len(kept)
-    if not left_out:
-        return observation
-    notes = (*observation.notes, f"{left_out} read(s) where the players said there is nothing left out")
-    return replace(observation, objects=tuple(kept), notes=notes)
-
-
-class LabelReader:
-    """Reads a replayed frame by its recorded labels (see ``make_reader``)."""
-
-    def __init__(self, source: Any) -> None:
-        self.source = source
-
-    def __call__(self, image: Any) -> Any:
-        from vision.types import Detection, TableObservation
-
-        position = self.source.position - 1
-        entry = self.source.frames[position]
-        labels = entry.labels or []
-        objects = []
-        for label in labels if isinstance(labels, list) else labels.get("objects", []):
-            bbox = tuple(int(v) for v in label.get("bbox", (0, 0, 0, 0)))
-            read = Detection(str(label["kind"]), label.get("value"), bbox,  # type: ignore[arg-type]
-                             float(label.get("confidence", 1.0)), zone=label.get("zone"),
-                             flags=tuple(label.get("flags", ())))
-            objects.append(read.gated())  # a label's confidence below the gate makes an unsure read
-        height, width = image.shape[:2]
-        return TableObservation(tuple(objects), (width, height))
-
-
-class RecordedTablet:
-    """Takes a replayed game's recorded tablet decisions at their recorded moments.
-
-    Each decision is ``{"action": "keep", "after_frame": "0042"}`` (an action; the fixtures
-    write ``"frame"``, an index or an id, for ``after_frame``), or
-    ``{"answer": "heads", ...}`` (the answer to the pending question), or ``{"undo": true}``.
-    A decision with ``after_frame`` waits until that frame has been read; one without waits
-    until a player (not chance) is to act and nothing is pending. Decisions already in the
-    match log (counted by the tablet's and players' events) are not taken again after a restart.
-    """
-
-    def __init__(self, decisions: Sequence[Mapping[str, Any]], source: Any, answer_from_labels: bool = False) -> None:
-        self.decisions = list(decisions)
-        self.source = source
-        self.answer_from_labels = answer_from_labels
-        """Answer the referee's questions the recording did not foresee (an unsure read) with
-        what the question's frame's labels say, as players looking at the table would. The
-        answer is logged with the actor ``labels``."""
-        self.answered = 0
-        """How many questions were answered from the labels."""
-        self.waiting = ""
-        """Why the next decision is not taken although its moment has come (the rules forbid it
-        now: the match is not where the recording was, e.g. a question is still open)."""
-
-    def next_decision(self, match: Match) -> tuple[int, Mapping[str, Any]] | None:
-        """The number and text of the next recorded decision not yet in the match log."""
-        done = sum(1 for e in match.events if e.actor in ("tablet", "players") and e.kind != "ruling")
-        return (done, self.decisions[done]) if done < len(self.decisions) else None
-
-    def moment_reached(self, number: int, decision: Mapping[str, Any]) -> bool:
-        """Whether the replay has shown the frame and reached the time the decision was recorded at.
-
-        :raises ConfigError: for a decision waiting for a frame the recording does not have.
-        """
-        after = decision.get("after_frame", decision.get("frame"))
-        if isinstance(after, int) and 0 <= after < len(self.source.frames):
-            after = self.source.frames[after].frame_id  # the fixtures name frames by index
-        if after is not None:
-            try:
-                if self.source.index_of(str(after)) >= self.source.position:
-                    return False
-            except KeyError:
-                raise ConfigError(f"recorded decision {number + 1} waits for frame {after!r}, which is not in the recording") from None
-        moment = decision.get("t")
-        # A frame is held for a while: a decision recorded later than the frame in view waits.
-        return not (isinstance(moment, (int, float)) and getattr(self.source, "last_timestamp", moment) < moment)
-
-    def truth(self, service: TableService) -> str | None:
-        """The labelled value of the object the pending question is about, if the recording has it."""
-        pending = service.match.pending
-        loop = service.loop
-        if pending is None or pending.detail.get("ruling") != "question" or loop is None or pending.frame_id is None:
-            return None
-        observation = loop.latest_observation
-        refs = [int(ref) for ref in pending.detail.get("refs") or []]
-        if observation is None or not refs or not all(0 <= ref < len(observation.objects) for ref in refs):
-            return None
-        try:
-            labels = self.source.frames[self.source.index_of(pending.frame_id)].labels
-        except KeyError:
-            return None
-        choices = [str(c) for c in pending.detail.get("choices", [])]
-        truths = [self._label_at(labels, observation.objects[ref].center, choices) for ref in refs]
-        if AS_READ in choices:
-            # "Are these read right?": yes only if every read face is the labelled one.
-            read = {int(s["ref"]): str(s["value"]) for s in pending.detail.get("seen", [])}
-            return AS_READ if all(truth == read.get(ref) for ref, truth in zip(refs, truths)) else ONE_BY_ONE
-        value = truths[0]
-        return value if value in choices else None
-
-    @staticmethod
-    def _label_at(labels: Any, point: tuple[float, float], choices: list[str]) -> str | None:
-        """What the labelled object at ``point`` shows, as an answer; a not-there answer where
-        no object is labelled (the camera took something else for one)."""
-        x, y = point
-        for label in labels if isinstance(labels, list) else []:
-            bx, by, bw, bh = label.get("bbox", (0, 0, 0, 0))
-            if bx <= x <= bx + bw and by <= y <= by + bh:
-                flags = set(label.get("flags") or ())
-                if "leaning" in flags:
-                    flags.add("on_edge")  # a leaning coin does not lie flat either: "on edge"
-                return next((said for said, flag in NOT_FLAT_ANSWERS.items() if flag in flags), str(label.get("value")))
-        return next((c for c in choices if c in NOT_THERE_ANSWERS), None)
-
-    def __call__(self, service: TableService) -> None:
-        while True:
-            match = service.match
-            upcoming = self.next_decision(match)
-            if self.answer_from_labels and (upcoming is None or "answer" not in upcoming[1]):
-                value = self.truth(service)
-                if value is not None:
-                    assert match.pending is not None
-                    service.answer(match.pending.seq, value, actor="labels")
-                    self.answered += 1
-                    continue
-            if upcoming is None:
-                return
-            done, decision = upcoming
-            if not self.moment_reached(done, decision):
-                return
-            after = decision.get("after_frame", decision.get("frame"))
-            pending = match.pending
-            if "answer" in decision:
-                # An answer waits for its question.
-                if pending is None or pending.detail.get("ruling") != "question":
-                    return
-            elif after is None and (pending is not None or match.state.current_player() == CHANCE or match.state.is_terminal()):
-                return
-            if "answer" in decision:
-                assert pending is not None
-                service.answer(pending.seq, str(decision["answer"]))
-            elif decision.get("undo"):
-                service.undo()
-            elif decision.get("redo"):
-                service.redo()
-            else:
-                text = str(decision["action"])
-                error = match.state.why_illegal(match.state.game.parse_action(text))
-                # A decision recorded with its moment is taken then, as it was; one without
-                # waits, as players do, until the camera has seen the forced moves made (G-2).
-                awaited = service.moves_before(match.state.game.parse_action(text)) if after is None and error is None else []
-                if awaited:
-                    error = IllegalActionError(f"the camera has not yet seen {'; '.join(awaited)}", rule="G-2")
-                if error is not None:
-                    # A recorded decision the rules forbid now is not forced on the match: it
-                    # waits (and says why) until the table is where the recording was.
-                    self.waiting = f"recorded decision {done + 1} ({text}) waits: {error}"
-                    return
-                self.waiting = ""
-                service.act(text, wait_for_moves=False)

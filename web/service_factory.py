@@ -21,7 +21,7 @@ def build_service(config: Mapping[str, Any]) -> Any:
         from web.demo_games import DEFAULT_GAME, open_demo
 
         return open_demo(DEFAULT_GAME, db)
-    from web.service import open_table
+    from web.bootstrap import open_table
 
     return open_table(camera, db, config.get("REFEREE_GAME"), config.get("REFEREE_PLAYERS"),
                       config.get("REFEREE_OPTIONS"), config.get("REFEREE_FIRST"))

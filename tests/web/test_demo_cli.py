@@ -71,7 +71,7 @@ def test_the_demo_names_its_match_log_and_removes_it_when_stopped() -> None:
 
 def test_a_match_of_a_recording_spelt_the_old_way_is_logged_under_the_registered_name(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from web.service import open_table
+    from web.bootstrap import open_table
 
     db = tmp_path / "m.db"
     service = open_table(f"replay:{FIXTURE_GAMES / 'sp_t1'}", str(db), new=True, realtime=False, read="labels",

@@ -14,7 +14,7 @@ from hardware.reconnect import ReconnectingSource
 from tests.hardware.fakes import FakeClock, FakeSource, SceneReader, SceneSettle, scene
 from tests.web.test_loop import SCENES, frames, new_match, run
 from web.loop import TableLoop
-from web.service import open_table
+from web.bootstrap import open_table
 
 
 def test_corrupt_empty_wrong_size_and_wrong_type_frames_are_skipped_not_read(tmp_path: Path) -> None:

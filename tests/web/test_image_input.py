@@ -13,7 +13,7 @@ import pytest
 
 from tests.hardware.fakes import write_replay_game
 from web.cli import main
-from web.service import open_table
+from web.bootstrap import open_table
 
 SCENE = Path(__file__).resolve().parents[2] / "fixtures" / "scenes" / "dev" / "dev_0125.jpg"
 

@@ -13,7 +13,8 @@ from referee.errors import IllegalActionError, InvalidActionError
 from tests.web.conftest import csrf_of
 from web.app import create_app
 from web.learn import profile_path
-from web.service import VisionReader, open_table
+from web.bootstrap import open_table
+from web.service import VisionReader
 
 GAMES = Path(__file__).resolve().parents[2] / "fixtures" / "games"
 

@@ -11,7 +11,7 @@ from typing import Any
 from vision.adaptive import AdaptParams
 from vision.types import TableObservation
 from web.learn import TableLearner, examples_path, profile_path
-from web.service import open_table
+from web.bootstrap import open_table
 
 GAMES = Path(__file__).resolve().parents[2] / "fixtures" / "games"
 

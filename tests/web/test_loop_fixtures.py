@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from tests.hardware.fakes import write_replay_game
-from web.service import open_table
+from web.bootstrap import open_table
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ROOT / "fixtures" / "games"

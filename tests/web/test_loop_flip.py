@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from web.service import open_table
+from web.bootstrap import open_table
 
 FOLDER = Path(__file__).resolve().parents[2] / "fixtures" / "games" / "flip_fl_t1"
 

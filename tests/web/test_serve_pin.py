@@ -117,7 +117,7 @@ def test_serve_takes_a_live_cameras_pin_from_the_config_file(tmp_path: Path, cap
         opened.append(camera)
         raise CameraError(f"no camera {camera} on this machine")
 
-    monkeypatch.setattr("web.service.open_table", open_table)
+    monkeypatch.setattr("web.bootstrap.open_table", open_table)
     assert main(["serve", "--camera", "webcam:7", "--port", "8123", "--db", str(tmp_path / "m.db")]) == 2
     assert opened == ["webcam:7"], "past the PIN check: the table was opened"
     error = capsys.readouterr().err

@@ -14,7 +14,8 @@ from referee import CHANCE
 from referee.errors import ConfigError, IllegalActionError, InvalidActionError
 from tests.hardware.fakes import FakeSource, SceneReader, SceneSettle, write_replay_game
 from tests.web.test_loop import SCENES, frames
-from web.service import TableService, create_match, open_table
+from web.bootstrap import open_table
+from web.service import TableService, create_match
 from web.store import MatchStore
 
 

@@ -13,7 +13,8 @@ from hardware.frames import Frame
 from hardware.replay import ReplaySource
 from vision.types import Detection, TableObservation
 from vision.read import params_for_scale
-from web.service import VisionReader, in_play_area, open_table, table_layout
+from web.bootstrap import open_table, table_layout
+from web.service import VisionReader, in_play_area
 
 GAMES = Path(__file__).resolve().parents[2] / "fixtures" / "games"
 
