@@ -13,11 +13,14 @@ discrepancy), which is how a restarted service resumes where it was. Event kinds
 - ``answer``: the players' answer to a question.
 
 The database runs in WAL mode with ``synchronous=FULL``: a transaction that returned is on
-disk even if the Pi's power cord is kicked the next moment.
+disk even if the Pi's power cord is kicked the next moment. Every change is also written ahead
+to the journal beside it (``web.journal``: ``m.db.journal``, fsynced before the commit), a
+second record in a second file from which a damaged database is rebuilt.
 
 When the file fails, the error names it and says what to do: a damaged log (not a database,
 cut short, failing its integrity check) is ``DamagedLogError``, and ``open_store`` moves it aside
-and starts a fresh one; a write that fails (a full disk, an I/O error) is ``LogWriteError`` and
+and rebuilds it from the journal (or starts a fresh one when there is none); a database and a
+journal both damaged is ``LostLogError``, which says how to go on; a write that fails (a full disk, an I/O error) is ``LogWriteError`` and
 changes nothing; an event that no longer replays is set aside (table ``set_aside``, with why)
 and the match resumes up to it.
 """
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import threading
 import time
@@ -38,6 +42,7 @@ from typing import Any
 from referee import State, find_game
 from referee.actions import Action
 from referee.errors import IllegalActionError, InvalidActionError
+from web.journal import DamagedJournalError, Journal, Record, journal_path, read_journal
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -141,6 +146,20 @@ class LogWriteError(StoreError):
     """A change could not be committed (a full disk, an I/O error): nothing was changed."""
 
 
+class LostLogError(StoreError):
+    """The match log is damaged and its journal too: neither is believed, nothing is changed."""
+
+    def __init__(self, damaged: DamagedLogError, journal: DamagedJournalError) -> None:
+        path = damaged.path
+        super().__init__(
+            f"the match log {path} is damaged ({damaged.why}) and so is its journal: {journal}; nothing was"
+            f" changed. To start a fresh log, move both aside (mv {path} {path}.lost; mv {journal.path}"
+            f" {journal.path}.lost) and start again; what can be saved is in the journal's lines before"
+            f" line {journal.line} and in: sqlite3 {path} .recover > saved.sql")
+        self.path = path
+        self.journal = journal
+
+
 class MatchStore:
     """The SQLite file holding every match; safe to share between the loop and web threads."""
 
@@ -152,6 +171,9 @@ class MatchStore:
         self._lock = threading.RLock()
         self.notes: list[str] = []
         """What was done about a damaged file on opening (``open_store``), for the operator."""
+        self.journal: Journal | None = None
+        """The journal every change is written ahead to (none for ``:memory:``)."""
+        self._staged: list[Record] = []
         # isolation_level=None: we issue BEGIN/COMMIT ourselves, so a commit is exactly where we say.
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         try:
@@ -164,23 +186,79 @@ class MatchStore:
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise DamagedLogError(self.path, str(exc)) from None
+        if self.path != ":memory:":
+            self.journal = Journal(journal_path(self.path))
+            try:
+                self._match_journal()
+            except BaseException:
+                self.close()
+                raise
+
+    def _match_journal(self) -> None:
+        """Make the journal say what the (sound) database says, rewriting it when it does not:
+        a torn tail, a line the database never committed, a journal lost or damaged."""
+        assert self.journal is not None
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")  # no other writer between its journal line and commit
+                ours = table_rows(self._db)
+                damage: DamagedJournalError | None = None
+                try:
+                    records, torn = read_journal(self.journal.path)
+                    theirs = table_rows(rebuilt(records, self.journal.path)) if records else None
+                except DamagedJournalError as exc:
+                    damage, torn, theirs, records = exc, True, None, []
+                if not ours[0] and (records or damage is not None):
+                    why = f"its journal {self.journal.path} holds {len(records)} change(s) it lacks" if damage is None else str(damage)
+                    raise DamagedLogError(self.path, f"it holds no match, but {why}")
+                if theirs != (ours if ours[0] else None) or torn:
+                    self.journal.rewrite(snapshot(ours))
+                if damage is not None:
+                    self.notes.append(f"{damage}: rewritten from the match log {self.path}, which is sound")
+                self._db.execute("COMMIT")
+            except BaseException as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.DatabaseError):
+                    raise DamagedLogError(self.path, str(exc)) from None
+                if isinstance(exc, OSError):
+                    raise LogWriteError(f"the journal {self.journal.path} could not be written ({exc.strerror or exc});"
+                                        " free some space or check the disk, then try again") from None
+                raise
 
     def close(self) -> None:
-        """Close the database."""
+        """Close the database and its journal."""
         with self._lock:
             self._db.close()
+            if self.journal is not None:
+                self.journal.close()
+                self.journal = None
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction; what the body ``_stage``s is journalled (fsynced) before the commit."""
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
                 raise self._write_error(exc) from None
+            self._staged = []
+            journalled: int | None = None
             try:
                 yield self._db
+                if self.journal is not None and self._staged:
+                    start = self.journal.size()
+                    try:
+                        self.journal.append(self._staged)
+                    except OSError as exc:
+                        raise LogWriteError(
+                            f"the journal {self.journal.path} could not be written ({exc.strerror or exc}): nothing was"
+                            " changed; free some space or check the disk, then try again") from None
+                    journalled = start
                 self._db.execute("COMMIT")
             except BaseException as exc:
+                if journalled is not None and self.journal is not None:
+                    self.journal.cut_back(journalled)  # the commit failed: the change is in neither file
                 try:
                     self._db.execute("ROLLBACK")
                 except sqlite3.Error:
@@ -188,6 +266,12 @@ class MatchStore:
                 if isinstance(exc, sqlite3.Error):
                     raise self._write_error(exc) from None
                 raise
+            finally:
+                self._staged = []
+
+    def _stage(self, record: Record) -> None:
+        """Journal ``record`` with the transaction in progress."""
+        self._staged.append(record)
 
     def _write_error(self, exc: sqlite3.Error) -> StoreError:
         if isinstance(exc, sqlite3.OperationalError | sqlite3.IntegrityError) or "malformed" not in str(exc):
@@ -207,11 +291,10 @@ class MatchStore:
     def create(self, game: str, players: list[str], options: Mapping[str, Any], camera: str = "") -> int:
         """Record a new match; returns its id."""
         with self._transaction() as db:
-            cursor = db.execute(
-                "INSERT INTO matches (created, game, players, options, camera) VALUES (?, ?, ?, ?, ?)",
-                (self._clock(), game, json.dumps(list(players)), json.dumps(dict(options)), camera),
-            )
+            row = (self._clock(), game, json.dumps(list(players)), json.dumps(dict(options)), camera)
+            cursor = db.execute("INSERT INTO matches (created, game, players, options, camera) VALUES (?, ?, ?, ?, ?)", row)
             assert cursor.lastrowid is not None
+            self._stage({"op": "match", **dict(zip(MATCH_COLUMNS, (cursor.lastrowid, *row, "playing"), strict=True))})
             return int(cursor.lastrowid)
 
     def info(self, match_id: int) -> MatchInfo:
@@ -250,6 +333,7 @@ class MatchStore:
         """Mark a match ``playing``, ``over`` or ``abandoned``."""
         with self._transaction() as db:
             db.execute("UPDATE matches SET status = ? WHERE id = ?", (status, match_id))
+            self._stage({"op": "status", "match_id": match_id, "status": status})
 
     # -- events ----------------------------------------------------------------------------
 
@@ -260,12 +344,14 @@ class MatchStore:
         with self._transaction() as db:
             (last,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE match_id = ?", (match_id,)).fetchone()
             event = Event(int(last) + 1, self._clock(), kind, text, actor, frame_id, dict(detail or {}))
+            row = (match_id, event.seq, event.at, kind, text, actor, frame_id, json.dumps(event.detail))
             db.execute(
                 "INSERT INTO events (match_id, seq, at, kind, text, actor, frame_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (match_id, event.seq, event.at, kind, text, actor, frame_id, json.dumps(event.detail)),
+                row,
             )
             if status is not None:
                 db.execute("UPDATE matches SET status = ? WHERE id = ?", (status, match_id))
+            self._stage({"op": "event", **dict(zip(EVENT_COLUMNS, row, strict=True)), "status": status})
         return event
 
     def events(self, match_id: int) -> list[Event]:
@@ -303,12 +389,9 @@ class MatchStore:
     def _set_aside(self, match_id: int, from_seq: int, reason: str) -> int:
         """Move the events of ``match_id`` from ``from_seq`` on to ``set_aside``; returns how many."""
         with self._transaction() as db:
-            db.execute(
-                "INSERT INTO set_aside (match_id, seq, at, kind, text, actor, frame_id, detail, reason, moved)"
-                " SELECT match_id, seq, at, kind, text, actor, frame_id, detail, ?, ? FROM events"
-                " WHERE match_id = ? AND seq >= ? ORDER BY seq", (reason, self._clock(), match_id, from_seq))
-            cursor = db.execute("DELETE FROM events WHERE match_id = ? AND seq >= ?", (match_id, from_seq))
-            return int(cursor.rowcount)
+            moved = self._clock()
+            self._stage({"op": "aside", "match_id": match_id, "seq": from_seq, "reason": reason, "moved": moved})
+            return _move_aside(db, match_id, from_seq, reason, moved)
 
     def set_aside_events(self, match_id: int) -> list[tuple[Event, str]]:
         """The events of a match set aside, each with why, oldest first."""
@@ -324,6 +407,93 @@ class MatchStore:
                 "state": match.state.to_json()}
 
 
+MATCH_COLUMNS = ("id", "created", "game", "players", "options", "camera", "status")
+EVENT_COLUMNS = ("match_id", "seq", "at", "kind", "text", "actor", "frame_id", "detail")
+ASIDE_COLUMNS = ("id", *EVENT_COLUMNS, "reason", "moved")
+TableRows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]
+
+
+def _move_aside(db: sqlite3.Connection, match_id: int, from_seq: int, reason: str, moved: float) -> int:
+    """Move the events of ``match_id`` from ``from_seq`` on to ``set_aside``; returns how many."""
+    db.execute(
+        "INSERT INTO set_aside (match_id, seq, at, kind, text, actor, frame_id, detail, reason, moved)"
+        " SELECT match_id, seq, at, kind, text, actor, frame_id, detail, ?, ? FROM events"
+        " WHERE match_id = ? AND seq >= ? ORDER BY seq", (reason, moved, match_id, from_seq))
+    cursor = db.execute("DELETE FROM events WHERE match_id = ? AND seq >= ?", (match_id, from_seq))
+    return int(cursor.rowcount)
+
+
+def table_rows(db: sqlite3.Connection) -> TableRows:
+    """Every row of the three tables, in order: what the database and its journal must agree on."""
+    return (db.execute(f"SELECT {', '.join(MATCH_COLUMNS)} FROM matches ORDER BY id").fetchall(),
+            db.execute(f"SELECT {', '.join(EVENT_COLUMNS)} FROM events ORDER BY match_id, seq").fetchall(),
+            db.execute(f"SELECT {', '.join(ASIDE_COLUMNS)} FROM set_aside ORDER BY id").fetchall())
+
+
+def snapshot(rows: TableRows) -> list[Record]:
+    """Journal records that rebuild ``rows`` exactly."""
+    matches, events, aside = rows
+    return ([{"op": "match", **dict(zip(MATCH_COLUMNS, row, strict=True))} for row in matches]
+            + [{"op": "event", **dict(zip(EVENT_COLUMNS, row, strict=True)), "status": None} for row in events]
+            + [{"op": "aside_row", **dict(zip(ASIDE_COLUMNS, row, strict=True))} for row in aside])
+
+
+def rebuilt(records: list[tuple[int, Record]], path: str, into: str = ":memory:") -> sqlite3.Connection:
+    """A database holding what the journal's ``records`` say (committed, in ``into``).
+
+    :raises DamagedJournalError: for a record that does not follow from the ones before it
+        (an unknown match, a sequence number out of turn, a field missing).
+    """
+    db = sqlite3.connect(into, isolation_level=None)
+    if into != ":memory:":
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+    db.executescript(SCHEMA)
+    db.execute("BEGIN")
+    for line, record in records:
+        try:
+            _apply(db, record)
+        except (KeyError, TypeError, ValueError, sqlite3.IntegrityError, sqlite3.InterfaceError,
+                sqlite3.ProgrammingError) as exc:
+            db.close()
+            raise DamagedJournalError(path, line, f"it does not follow from the lines before it: {exc}") from None
+    db.execute("COMMIT")
+    return db
+
+
+def _apply(db: sqlite3.Connection, record: Record) -> None:
+    """Make one journal record's change in ``db``."""
+    op = record["op"]
+    if op == "match":
+        db.execute(f"INSERT INTO matches ({', '.join(MATCH_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   tuple(record[c] for c in MATCH_COLUMNS))
+    elif op == "status":
+        _known_match(db, record["match_id"])
+        db.execute("UPDATE matches SET status = ? WHERE id = ?", (record["status"], record["match_id"]))
+    elif op == "event":
+        _known_match(db, record["match_id"])
+        (last,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE match_id = ?", (record["match_id"],)).fetchone()
+        if record["seq"] != last + 1:
+            raise ValueError(f"event {record['seq']} of match {record['match_id']} after event {last}")
+        db.execute(f"INSERT INTO events ({', '.join(EVENT_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                   tuple(record[c] for c in EVENT_COLUMNS))
+        if record["status"] is not None:
+            db.execute("UPDATE matches SET status = ? WHERE id = ?", (record["status"], record["match_id"]))
+    elif op == "aside":
+        _known_match(db, record["match_id"])
+        _move_aside(db, record["match_id"], record["seq"], record["reason"], record["moved"])
+    elif op == "aside_row":
+        db.execute(f"INSERT INTO set_aside ({', '.join(ASIDE_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   tuple(record[c] for c in ASIDE_COLUMNS))
+    else:
+        raise ValueError(f"unknown change {op!r}")
+
+
+def _known_match(db: sqlite3.Connection, match_id: int) -> None:
+    if db.execute("SELECT 1 FROM matches WHERE id = ?", (match_id,)).fetchone() is None:
+        raise ValueError(f"no match {match_id} before it")
+
+
 def _same_camera(stored: str, camera: str, identity: Callable[[str], str] | None) -> bool:
     if stored == camera or identity is None:
         return stored == camera
@@ -335,17 +505,38 @@ def _same_camera(stored: str, camera: str, identity: Callable[[str], str] | None
 
 def open_store(path: str | Path, clock: Callable[[], float] = time.time) -> MatchStore:
     """The match log at ``path``; a damaged one is moved aside (with its ``-wal`` and ``-shm``
-    files) to ``PATH.damaged-YYYYmmdd-HHMMSS`` and a fresh log started, ``notes`` saying so."""
+    files) to ``PATH.damaged-YYYYmmdd-HHMMSS`` and rebuilt from its journal (a copy of which
+    goes beside it), or a fresh log started when there is no journal, ``notes`` saying which.
+
+    :raises LostLogError: when the journal is damaged too (nothing is moved or changed).
+    """
     try:
         return MatchStore(path, clock)
     except DamagedLogError as exc:
+        journal = journal_path(exc.path)
+        try:
+            records, _ = read_journal(journal)
+            rebuilt(records, journal).close()  # every line follows from the ones before it
+        except DamagedJournalError as damage:
+            raise LostLogError(exc, damage) from None
         aside = f"{exc.path}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"
         for suffix in ("", "-wal", "-shm"):
             if os.path.exists(exc.path + suffix):
                 os.replace(exc.path + suffix, aside + suffix)
+        if os.path.exists(journal):
+            shutil.copyfile(journal, aside + ".journal")
+        if not records:
+            if os.path.exists(journal):
+                os.replace(journal, aside + ".journal")
+            store = MatchStore(path, clock)
+            store.notes.append(f"the match log {exc.path} was damaged ({exc.why}): moved aside to {aside}"
+                               " and a fresh log started")
+            return store
+        rebuilt(records, journal, into=exc.path).close()
         store = MatchStore(path, clock)
-        store.notes.append(f"the match log {exc.path} was damaged ({exc.why}): moved aside to {aside}"
-                           " and a fresh log started")
+        matches, events, _ = table_rows(store._db)
+        store.notes.append(f"the match log {exc.path} was damaged ({exc.why}): moved aside to {aside} and rebuilt"
+                           f" from its journal {journal} ({len(matches)} match(es), {len(events)} event(s))")
         return store
 
 
