@@ -17,10 +17,11 @@ What is guaranteed, and why:
   caller gets ``LogWriteError`` and neither file holds the change.
 - **A torn write costs at most the last, unconfirmed change.** Power lost during the journal
   write leaves a last line whose checksum fails; it was never committed nor shown, and is
-  ignored. Power lost between the journal's fsync and the commit leaves one whole line the
-  database lacks: while the database is sound it wins and the journal is rewritten from it; if
-  the database is lost as well, that line — a complete, legal decision nobody had been shown —
-  comes back with the rest.
+  ignored (and cut away when the log is next opened). Power lost between the journal's fsync and
+  the commit leaves one whole line the database lacks: while the database is sound it wins and
+  the journal is rewritten from it (a journal holding events the database lacks is copied aside
+  first, never thrown away); if the database is lost as well, that line — a complete, legal
+  decision nobody had been shown — comes back with the rest.
 - **Nothing half-written is believed.** A line that fails its checksum with sound lines after
   it is not a torn write but damage (bit rot, a bad sector): it is refused by name
   (``DamagedJournalError``), never read as data, and nothing after it is guessed at.
@@ -32,7 +33,7 @@ import json
 import os
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 SUFFIX = ".journal"
 
@@ -73,23 +74,33 @@ def _decode(line: bytes) -> Record | None:
     return record if isinstance(record, dict) else None
 
 
-def read_journal(path: str) -> tuple[list[tuple[int, Record]], bool]:
-    """The sound records of the journal at ``path``, each with its line number, and whether a
-    torn tail (a last line that failed its checksum, or one cut short) was ignored.
+class Contents(NamedTuple):
+    """What a journal holds."""
 
-    A missing journal has no records.
+    records: list[tuple[int, Record]]
+    """The sound records, each with its line number (from 1)."""
+    torn: bool
+    """Whether a torn tail (a last line that failed its checksum, or one cut short) was ignored."""
+    sound_length: int
+    """Bytes up to the end of the last sound line: the journal without its torn tail."""
+
+
+def read_journal(path: str) -> Contents:
+    """The sound records of the journal at ``path``; a missing journal has none.
 
     :raises DamagedJournalError: for a line that fails its checksum with a sound line after it.
     """
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
-        return [], False
+        return Contents([], False, 0)
     lines = data.split(b"\n")
     tail = lines.pop()  # what follows the last newline: empty unless the last write was cut short
     records: list[tuple[int, Record]] = []
     first_bad: int | None = None
+    sound_length = end = 0
     for number, line in enumerate(lines, start=1):
+        end += len(line) + 1
         record = _decode(line)
         if record is None:
             first_bad = first_bad or number
@@ -97,7 +108,8 @@ def read_journal(path: str) -> tuple[list[tuple[int, Record]], bool]:
         if first_bad is not None:
             raise DamagedJournalError(path, first_bad, "its checksum fails, and sound lines follow it")
         records.append((number, record))
-    return records, first_bad is not None or tail != b""
+        sound_length = end
+    return Contents(records, first_bad is not None or tail != b"", sound_length)
 
 
 class Journal:
@@ -128,7 +140,7 @@ class Journal:
             raise
 
     def cut_back(self, length: int) -> None:
-        """Drop what was written past ``length`` (a change whose commit failed)."""
+        """Drop what was written past ``length`` (a change whose commit failed, a torn tail)."""
         try:
             os.ftruncate(self._fd, length)
             os.fsync(self._fd)

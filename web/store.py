@@ -42,7 +42,7 @@ from typing import Any
 from referee import State, find_game
 from referee.actions import Action
 from referee.errors import IllegalActionError, InvalidActionError
-from web.journal import DamagedJournalError, Journal, Record, journal_path, read_journal
+from web.journal import Contents, DamagedJournalError, Journal, Record, journal_path, read_journal
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -187,16 +187,21 @@ class MatchStore:
             self._db.close()
             raise DamagedLogError(self.path, str(exc)) from None
         if self.path != ":memory:":
-            self.journal = Journal(journal_path(self.path))
             try:
+                self.journal = Journal(journal_path(self.path))
                 self._match_journal()
+            except OSError as exc:
+                self.close()
+                raise LogWriteError(f"the journal {journal_path(self.path)} could not be opened or written"
+                                    f" ({exc.strerror or exc}); free some space or check the disk, then try again") from None
             except BaseException:
                 self.close()
                 raise
 
     def _match_journal(self) -> None:
-        """Make the journal say what the (sound) database says, rewriting it when it does not:
-        a torn tail, a line the database never committed, a journal lost or damaged."""
+        """Make the journal say what the (sound) database says: cut a torn tail away, and rewrite
+        it from the database when it is lost, short, damaged, or holds a line never committed.
+        A journal holding events the database lacks is first copied aside, for whoever wants them."""
         assert self.journal is not None
         with self._lock:
             try:
@@ -204,14 +209,25 @@ class MatchStore:
                 ours = table_rows(self._db)
                 damage: DamagedJournalError | None = None
                 try:
-                    records, torn = read_journal(self.journal.path)
-                    theirs = table_rows(rebuilt(records, self.journal.path)) if records else None
+                    contents = read_journal(self.journal.path)
+                    theirs = journal_rows(contents.records, self.journal.path) if contents.records else None
                 except DamagedJournalError as exc:
-                    damage, torn, theirs, records = exc, True, None, []
-                if not ours[0] and (records or damage is not None):
-                    why = f"its journal {self.journal.path} holds {len(records)} change(s) it lacks" if damage is None else str(damage)
+                    damage, contents, theirs = exc, Contents([], True, 0), None
+                if not ours[0] and (contents.records or damage is not None):
+                    why = str(damage) if damage is not None else \
+                        f"its journal {self.journal.path} holds {len(contents.records)} change(s) it lacks"
                     raise DamagedLogError(self.path, f"it holds no match, but {why}")
-                if theirs != (ours if ours[0] else None) or torn:
+                if theirs == (ours if ours[0] else None):
+                    if contents.torn:
+                        self.journal.cut_back(contents.sound_length)
+                else:
+                    if theirs is not None and len(theirs[1]) > len(ours[1]):
+                        kept = f"{self.journal.path}.replaced-{time.strftime('%Y%m%d-%H%M%S')}"
+                        shutil.copyfile(self.journal.path, kept)
+                        self.notes.append(
+                            f"the journal {self.journal.path} held {len(theirs[1]) - len(ours[1])} event(s) more than the"
+                            f" match log {self.path}, which is sound and kept: the journal was moved aside to {kept}"
+                            " and rewritten from the log")
                     self.journal.rewrite(snapshot(ours))
                 if damage is not None:
                     self.notes.append(f"{damage}: rewritten from the match log {self.path}, which is sound")
@@ -461,6 +477,18 @@ def rebuilt(records: list[tuple[int, Record]], path: str, into: str = ":memory:"
     return db
 
 
+def journal_rows(records: list[tuple[int, Record]], path: str) -> TableRows:
+    """Every row the journal's ``records`` say the database holds (``table_rows`` of them).
+
+    :raises DamagedJournalError: as ``rebuilt`` does.
+    """
+    db = rebuilt(records, path)
+    try:
+        return table_rows(db)
+    finally:
+        db.close()
+
+
 def _apply(db: sqlite3.Connection, record: Record) -> None:
     """Make one journal record's change in ``db``."""
     op = record["op"]
@@ -515,7 +543,7 @@ def open_store(path: str | Path, clock: Callable[[], float] = time.time) -> Matc
     except DamagedLogError as exc:
         journal = journal_path(exc.path)
         try:
-            records, _ = read_journal(journal)
+            records = read_journal(journal).records
             rebuilt(records, journal).close()  # every line follows from the ones before it
         except DamagedJournalError as damage:
             raise LostLogError(exc, damage) from None

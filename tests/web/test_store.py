@@ -270,7 +270,7 @@ def test_a_journal_line_with_a_bad_checksum_in_the_middle_is_refused_by_name_not
     assert store.notes == [f"the journal {journal} is damaged at line 3 (its checksum fails, and sound lines follow it):"
                            f" rewritten from the match log {path}, which is sound"]
     assert [e.text for e in store.events(1)] == ["roll 6 6 6 6 6 6", "roll 1 1 1 1 1 1", "roll 1 1 1 1 1 1"]
-    assert read_journal(str(journal))[1] is False
+    assert read_journal(str(journal)).torn is False
     store.close()
     # With the log damaged too, neither is believed: a named error, nothing moved.
     journal.write_bytes(b"\n".join(lines))
@@ -283,16 +283,39 @@ def test_a_journal_line_with_a_bad_checksum_in_the_middle_is_refused_by_name_not
 
 def test_a_torn_last_journal_line_is_ignored_and_cut_away(tmp_path: Path) -> None:
     from web.journal import read_journal
-    from web.store import rebuilt, table_rows
 
     path = tmp_path / "m.db"
     played(path).close()
     journal = Path(f"{path}.journal")
     whole = journal.read_bytes()
     journal.write_bytes(whole + b'1234abcd {"op":"event","match_id":1,"seq":4,"te')  # power lost mid-write
-    records, torn = read_journal(str(journal))
+    records, torn, _ = read_journal(str(journal))
     assert torn and len(records) == 4  # the match and its three events
     store = MatchStore(path)
-    assert store.notes == [] and len(store.events(1)) == 3
-    records, torn = read_journal(str(journal))
-    assert not torn and table_rows(rebuilt(records, str(journal))) == table_rows(store._db)
+    assert store.notes == [] and len(store.events(1)) == 3 and journal.read_bytes() == whole
+
+
+def test_a_sound_log_wins_over_a_journal_holding_more_which_is_kept_aside(tmp_path: Path) -> None:
+    import shutil
+
+    from web.journal import read_journal
+    from web.store import journal_rows, table_rows
+
+    path = tmp_path / "m.db"
+    store = played(path)
+    store.close()
+    shutil.copyfile(path, tmp_path / "two.db")  # the log as it was after the undo ...
+    store = MatchStore(path)
+    store.open(1).redo()
+    store.close()
+    journal = Path(f"{path}.journal")
+    longer = journal.read_bytes()
+    shutil.copyfile(tmp_path / "two.db", path)  # ... put back: sound, but one event behind its journal
+    Path(f"{path}-wal").unlink(missing_ok=True)
+    store = MatchStore(path)
+    (note,) = store.notes
+    assert f"the journal {journal} held 1 event(s) more than the match log {path}, which is sound and kept" in note
+    kept = note.split("moved aside to ")[1].split(" and")[0]
+    assert Path(kept).read_bytes() == longer and len(store.events(1)) == 3
+    records, torn, _ = read_journal(str(journal))
+    assert not torn and journal_rows(records, str(journal)) == table_rows(store._db)
