@@ -136,8 +136,9 @@ class DamagedLogError(StoreError):
 
     def __init__(self, path: str, why: str) -> None:
         super().__init__(
-            f"the match log {path} is damaged ({why}): `referee serve --db {path}` moves it aside and starts"
-            f" a fresh one; to save what can be saved first: sqlite3 {path} .recover > saved.sql")
+            f"the match log {path} is damaged ({why}): `referee serve --db {path}` moves it aside and rebuilds"
+            f" it from its journal (or starts a fresh one); to save what can be saved first:"
+            f" sqlite3 {path} .recover > saved.sql")
         self.path = path
         self.why = why
 
@@ -153,9 +154,9 @@ class LostLogError(StoreError):
         path = damaged.path
         super().__init__(
             f"the match log {path} is damaged ({damaged.why}) and so is its journal: {journal}; nothing was"
-            f" changed. To start a fresh log, move both aside (mv {path} {path}.lost; mv {journal.path}"
-            f" {journal.path}.lost) and start again; what can be saved is in the journal's lines before"
-            f" line {journal.line} and in: sqlite3 {path} .recover > saved.sql")
+            f" changed. To start a fresh log, move its files aside (mv {path} {path}.lost; mv {journal.path}"
+            f" {journal.path}.lost; and {path}-wal, {path}-shm if there are any) and start again; what can be"
+            f" saved is in the journal's lines before line {journal.line} and in: sqlite3 {path} .recover > saved.sql")
         self.path = path
         self.journal = journal
 
@@ -551,16 +552,20 @@ def open_store(path: str | Path, clock: Callable[[], float] = time.time) -> Matc
         for suffix in ("", "-wal", "-shm"):
             if os.path.exists(exc.path + suffix):
                 os.replace(exc.path + suffix, aside + suffix)
-        if os.path.exists(journal):
-            shutil.copyfile(journal, aside + ".journal")
         if not records:
             if os.path.exists(journal):
-                os.replace(journal, aside + ".journal")
+                os.replace(journal, aside + ".journal")  # a torn line at most: nothing to rebuild from
             store = MatchStore(path, clock)
             store.notes.append(f"the match log {exc.path} was damaged ({exc.why}): moved aside to {aside}"
                                " and a fresh log started")
             return store
-        rebuilt(records, journal, into=exc.path).close()
+        try:
+            shutil.copyfile(journal, aside + ".journal")  # as it was, beside the damaged file
+            rebuilt(records, journal, into=exc.path).close()
+        except (OSError, sqlite3.Error) as failed:
+            raise LogWriteError(f"the match log {exc.path} could not be rebuilt from its journal {journal} ({failed}):"
+                                f" the damaged file is at {aside} and the journal unchanged; free some space or"
+                                " check the disk, then try again") from None
         store = MatchStore(path, clock)
         matches, events, _ = table_rows(store._db)
         store.notes.append(f"the match log {exc.path} was damaged ({exc.why}): moved aside to {aside} and rebuilt"
