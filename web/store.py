@@ -19,10 +19,10 @@ second record in a second file from which a damaged database is rebuilt.
 
 When the file fails, the error names it and says what to do: a damaged log (not a database,
 cut short, failing its integrity check) is ``DamagedLogError``, and ``open_store`` moves it aside
-and rebuilds it from the journal (or starts a fresh one when there is none); a database and a
-journal both damaged is ``LostLogError``, which says how to go on; a write that fails (a full disk, an I/O error) is ``LogWriteError`` and
-changes nothing; an event that no longer replays is set aside (table ``set_aside``, with why)
-and the match resumes up to it.
+and rebuilds it from the journal (or starts a fresh one when there is none); a log and journal
+both damaged is ``LostLogError``, which says how to go on; a write that fails (a full disk, an
+I/O error) is ``LogWriteError`` and changes nothing; an event that no longer replays is set
+aside (table ``set_aside``, with why) and the match resumes up to it.
 """
 
 from __future__ import annotations
@@ -194,7 +194,8 @@ class MatchStore:
             except OSError as exc:
                 self.close()
                 raise LogWriteError(f"the journal {journal_path(self.path)} could not be opened or written"
-                                    f" ({exc.strerror or exc}); free some space or check the disk, then try again") from None
+                                    f" ({exc.strerror or exc}); free some space or check the disk,"
+                                    " then try again") from None
             except BaseException:
                 self.close()
                 raise
@@ -226,9 +227,9 @@ class MatchStore:
                         kept = f"{self.journal.path}.replaced-{time.strftime('%Y%m%d-%H%M%S')}"
                         shutil.copyfile(self.journal.path, kept)
                         self.notes.append(
-                            f"the journal {self.journal.path} held {len(theirs[1]) - len(ours[1])} event(s) more than the"
-                            f" match log {self.path}, which is sound and kept: the journal was moved aside to {kept}"
-                            " and rewritten from the log")
+                            f"the journal {self.journal.path} held {len(theirs[1]) - len(ours[1])} event(s)"
+                            f" more than the match log {self.path}, which is sound and kept: the journal was"
+                            f" moved aside to {kept} and rewritten from the log")
                     self.journal.rewrite(snapshot(ours))
                 if damage is not None:
                     self.notes.append(f"{damage}: rewritten from the match log {self.path}, which is sound")
@@ -236,8 +237,8 @@ class MatchStore:
             except BaseException as exc:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.DatabaseError):
-                    raise DamagedLogError(self.path, str(exc)) from None
+                if isinstance(exc, sqlite3.Error):  # busy (another writer) is no damage: only "malformed" is
+                    raise self._write_error(exc) from None
                 if isinstance(exc, OSError):
                     raise LogWriteError(f"the journal {self.journal.path} could not be written ({exc.strerror or exc});"
                                         " free some space or check the disk, then try again") from None
@@ -309,7 +310,8 @@ class MatchStore:
         """Record a new match; returns its id."""
         with self._transaction() as db:
             row = (self._clock(), game, json.dumps(list(players)), json.dumps(dict(options)), camera)
-            cursor = db.execute("INSERT INTO matches (created, game, players, options, camera) VALUES (?, ?, ?, ?, ?)", row)
+            cursor = db.execute(
+                "INSERT INTO matches (created, game, players, options, camera) VALUES (?, ?, ?, ?, ?)", row)
             assert cursor.lastrowid is not None
             self._stage({"op": "match", **dict(zip(MATCH_COLUMNS, (cursor.lastrowid, *row, "playing"), strict=True))})
             return int(cursor.lastrowid)
@@ -501,7 +503,8 @@ def _apply(db: sqlite3.Connection, record: Record) -> None:
         db.execute("UPDATE matches SET status = ? WHERE id = ?", (record["status"], record["match_id"]))
     elif op == "event":
         _known_match(db, record["match_id"])
-        (last,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE match_id = ?", (record["match_id"],)).fetchone()
+        (last,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE match_id = ?",
+                             (record["match_id"],)).fetchone()
         if record["seq"] != last + 1:
             raise ValueError(f"event {record['seq']} of match {record['match_id']} after event {last}")
         db.execute(f"INSERT INTO events ({', '.join(EVENT_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

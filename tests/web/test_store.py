@@ -319,3 +319,17 @@ def test_a_sound_log_wins_over_a_journal_holding_more_which_is_kept_aside(tmp_pa
     assert Path(kept).read_bytes() == longer and len(store.events(1)) == 3
     records, torn, _ = read_journal(str(journal))
     assert not torn and journal_rows(records, str(journal)) == table_rows(store._db)
+
+
+def test_a_log_busy_with_another_writer_is_not_taken_for_damaged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "m.db"
+    played(path).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process in the middle of a write
+    connect = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda *args, **kwargs: connect(*args, **{**kwargs, "timeout": 0.1}))
+    with pytest.raises(LogWriteError, match="database is locked"):
+        open_store(path)
+    holder.execute("ROLLBACK")
+    holder.close()
+    assert list(tmp_path.glob("m.db.damaged-*")) == [] and len(open_store(path).events(1)) == 3
