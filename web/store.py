@@ -13,19 +13,23 @@ discrepancy), which is how a restarted service resumes where it was. Event kinds
 - ``answer``: the players' answer to a question.
 
 The database runs in WAL mode with ``synchronous=FULL``: a transaction that returned is on
-disk even if the Pi's power cord is kicked the next moment.
+disk even if the Pi's power cord is kicked the next moment. Every change is also written ahead
+to the journal beside it (``web.journal``: ``m.db.journal``, fsynced before the commit), a
+second record in a second file from which a damaged database is rebuilt.
 
 When the file fails, the error names it and says what to do: a damaged log (not a database,
 cut short, failing its integrity check) is ``DamagedLogError``, and ``open_store`` moves it aside
-and starts a fresh one; a write that fails (a full disk, an I/O error) is ``LogWriteError`` and
-changes nothing; an event that no longer replays is set aside (table ``set_aside``, with why)
-and the match resumes up to it.
+and rebuilds it from the journal (or starts a fresh one when there is none); a log and journal
+both damaged is ``LostLogError``, which says how to go on; a write that fails (a full disk, an
+I/O error) is ``LogWriteError`` and changes nothing; an event that no longer replays is set
+aside (table ``set_aside``, with why) and the match resumes up to it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import threading
 import time
@@ -38,6 +42,7 @@ from typing import Any
 from referee import State, find_game
 from referee.actions import Action
 from referee.errors import IllegalActionError, InvalidActionError
+from web.journal import Contents, DamagedJournalError, Journal, Record, journal_path, read_journal
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -131,14 +136,29 @@ class DamagedLogError(StoreError):
 
     def __init__(self, path: str, why: str) -> None:
         super().__init__(
-            f"the match log {path} is damaged ({why}): `referee serve --db {path}` moves it aside and starts"
-            f" a fresh one; to save what can be saved first: sqlite3 {path} .recover > saved.sql")
+            f"the match log {path} is damaged ({why}): `referee serve --db {path}` moves it aside and rebuilds"
+            f" it from its journal (or starts a fresh one); to save what can be saved first:"
+            f" sqlite3 {path} .recover > saved.sql")
         self.path = path
         self.why = why
 
 
 class LogWriteError(StoreError):
     """A change could not be committed (a full disk, an I/O error): nothing was changed."""
+
+
+class LostLogError(StoreError):
+    """The match log is damaged and its journal too: neither is believed, nothing is changed."""
+
+    def __init__(self, damaged: DamagedLogError, journal: DamagedJournalError) -> None:
+        path = damaged.path
+        super().__init__(
+            f"the match log {path} is damaged ({damaged.why}) and so is its journal: {journal}; nothing was"
+            f" changed. To start a fresh log, move its files aside (mv {path} {path}.lost; mv {journal.path}"
+            f" {journal.path}.lost; and {path}-wal, {path}-shm if there are any) and start again; what can be"
+            f" saved is in the journal's lines before line {journal.line} and in: sqlite3 {path} .recover > saved.sql")
+        self.path = path
+        self.journal = journal
 
 
 class MatchStore:
@@ -152,6 +172,9 @@ class MatchStore:
         self._lock = threading.RLock()
         self.notes: list[str] = []
         """What was done about a damaged file on opening (``open_store``), for the operator."""
+        self.journal: Journal | None = None
+        """The journal every change is written ahead to (none for ``:memory:``)."""
+        self._staged: list[Record] = []
         # isolation_level=None: we issue BEGIN/COMMIT ourselves, so a commit is exactly where we say.
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         try:
@@ -164,23 +187,96 @@ class MatchStore:
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise DamagedLogError(self.path, str(exc)) from None
+        if self.path != ":memory:":
+            try:
+                self.journal = Journal(journal_path(self.path))
+                self._match_journal()
+            except OSError as exc:
+                self.close()
+                raise LogWriteError(f"the journal {journal_path(self.path)} could not be opened or written"
+                                    f" ({exc.strerror or exc}); free some space or check the disk,"
+                                    " then try again") from None
+            except BaseException:
+                self.close()
+                raise
+
+    def _match_journal(self) -> None:
+        """Make the journal say what the (sound) database says: cut a torn tail away, and rewrite
+        it from the database when it is lost, short, damaged, or holds a line never committed.
+        A journal holding events the database lacks is first copied aside, for whoever wants them."""
+        assert self.journal is not None
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")  # no other writer between its journal line and commit
+                ours = table_rows(self._db)
+                damage: DamagedJournalError | None = None
+                try:
+                    contents = read_journal(self.journal.path)
+                    theirs = journal_rows(contents.records, self.journal.path) if contents.records else None
+                except DamagedJournalError as exc:
+                    damage, contents, theirs = exc, Contents([], True, 0), None
+                if not ours[0] and (contents.records or damage is not None):
+                    why = str(damage) if damage is not None else \
+                        f"its journal {self.journal.path} holds {len(contents.records)} change(s) it lacks"
+                    raise DamagedLogError(self.path, f"it holds no match, but {why}")
+                if theirs == (ours if ours[0] else None):
+                    if contents.torn:
+                        self.journal.cut_back(contents.sound_length)
+                else:
+                    if theirs is not None and len(theirs[1]) > len(ours[1]):
+                        kept = f"{self.journal.path}.replaced-{time.strftime('%Y%m%d-%H%M%S')}"
+                        shutil.copyfile(self.journal.path, kept)
+                        self.notes.append(
+                            f"the journal {self.journal.path} held {len(theirs[1]) - len(ours[1])} event(s)"
+                            f" more than the match log {self.path}, which is sound and kept: the journal was"
+                            f" moved aside to {kept} and rewritten from the log")
+                    self.journal.rewrite(snapshot(ours))
+                if damage is not None:
+                    self.notes.append(f"{damage}: rewritten from the match log {self.path}, which is sound")
+                self._db.execute("COMMIT")
+            except BaseException as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):  # busy (another writer) is no damage: only "malformed" is
+                    raise self._write_error(exc) from None
+                if isinstance(exc, OSError):
+                    raise LogWriteError(f"the journal {self.journal.path} could not be written ({exc.strerror or exc});"
+                                        " free some space or check the disk, then try again") from None
+                raise
 
     def close(self) -> None:
-        """Close the database."""
+        """Close the database and its journal."""
         with self._lock:
             self._db.close()
+            if self.journal is not None:
+                self.journal.close()
+                self.journal = None
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction; what the body ``_stage``s is journalled (fsynced) before the commit."""
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
                 raise self._write_error(exc) from None
+            self._staged = []
+            journalled: int | None = None
             try:
                 yield self._db
+                if self.journal is not None and self._staged:
+                    start = self.journal.size()
+                    try:
+                        self.journal.append(self._staged)
+                    except OSError as exc:
+                        raise LogWriteError(
+                            f"the journal {self.journal.path} could not be written ({exc.strerror or exc}): nothing was"
+                            " changed; free some space or check the disk, then try again") from None
+                    journalled = start
                 self._db.execute("COMMIT")
             except BaseException as exc:
+                if journalled is not None and self.journal is not None:
+                    self.journal.cut_back(journalled)  # the commit failed: the change is in neither file
                 try:
                     self._db.execute("ROLLBACK")
                 except sqlite3.Error:
@@ -188,6 +284,12 @@ class MatchStore:
                 if isinstance(exc, sqlite3.Error):
                     raise self._write_error(exc) from None
                 raise
+            finally:
+                self._staged = []
+
+    def _stage(self, record: Record) -> None:
+        """Journal ``record`` with the transaction in progress."""
+        self._staged.append(record)
 
     def _write_error(self, exc: sqlite3.Error) -> StoreError:
         if isinstance(exc, sqlite3.OperationalError | sqlite3.IntegrityError) or "malformed" not in str(exc):
@@ -207,11 +309,11 @@ class MatchStore:
     def create(self, game: str, players: list[str], options: Mapping[str, Any], camera: str = "") -> int:
         """Record a new match; returns its id."""
         with self._transaction() as db:
+            row = (self._clock(), game, json.dumps(list(players)), json.dumps(dict(options)), camera)
             cursor = db.execute(
-                "INSERT INTO matches (created, game, players, options, camera) VALUES (?, ?, ?, ?, ?)",
-                (self._clock(), game, json.dumps(list(players)), json.dumps(dict(options)), camera),
-            )
+                "INSERT INTO matches (created, game, players, options, camera) VALUES (?, ?, ?, ?, ?)", row)
             assert cursor.lastrowid is not None
+            self._stage({"op": "match", **dict(zip(MATCH_COLUMNS, (cursor.lastrowid, *row, "playing"), strict=True))})
             return int(cursor.lastrowid)
 
     def info(self, match_id: int) -> MatchInfo:
@@ -250,6 +352,7 @@ class MatchStore:
         """Mark a match ``playing``, ``over`` or ``abandoned``."""
         with self._transaction() as db:
             db.execute("UPDATE matches SET status = ? WHERE id = ?", (status, match_id))
+            self._stage({"op": "status", "match_id": match_id, "status": status})
 
     # -- events ----------------------------------------------------------------------------
 
@@ -260,12 +363,14 @@ class MatchStore:
         with self._transaction() as db:
             (last,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE match_id = ?", (match_id,)).fetchone()
             event = Event(int(last) + 1, self._clock(), kind, text, actor, frame_id, dict(detail or {}))
+            row = (match_id, event.seq, event.at, kind, text, actor, frame_id, json.dumps(event.detail))
             db.execute(
                 "INSERT INTO events (match_id, seq, at, kind, text, actor, frame_id, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (match_id, event.seq, event.at, kind, text, actor, frame_id, json.dumps(event.detail)),
+                row,
             )
             if status is not None:
                 db.execute("UPDATE matches SET status = ? WHERE id = ?", (status, match_id))
+            self._stage({"op": "event", **dict(zip(EVENT_COLUMNS, row, strict=True)), "status": status})
         return event
 
     def events(self, match_id: int) -> list[Event]:
@@ -303,12 +408,9 @@ class MatchStore:
     def _set_aside(self, match_id: int, from_seq: int, reason: str) -> int:
         """Move the events of ``match_id`` from ``from_seq`` on to ``set_aside``; returns how many."""
         with self._transaction() as db:
-            db.execute(
-                "INSERT INTO set_aside (match_id, seq, at, kind, text, actor, frame_id, detail, reason, moved)"
-                " SELECT match_id, seq, at, kind, text, actor, frame_id, detail, ?, ? FROM events"
-                " WHERE match_id = ? AND seq >= ? ORDER BY seq", (reason, self._clock(), match_id, from_seq))
-            cursor = db.execute("DELETE FROM events WHERE match_id = ? AND seq >= ?", (match_id, from_seq))
-            return int(cursor.rowcount)
+            moved = self._clock()
+            self._stage({"op": "aside", "match_id": match_id, "seq": from_seq, "reason": reason, "moved": moved})
+            return _move_aside(db, match_id, from_seq, reason, moved)
 
     def set_aside_events(self, match_id: int) -> list[tuple[Event, str]]:
         """The events of a match set aside, each with why, oldest first."""
@@ -324,6 +426,106 @@ class MatchStore:
                 "state": match.state.to_json()}
 
 
+MATCH_COLUMNS = ("id", "created", "game", "players", "options", "camera", "status")
+EVENT_COLUMNS = ("match_id", "seq", "at", "kind", "text", "actor", "frame_id", "detail")
+ASIDE_COLUMNS = ("id", *EVENT_COLUMNS, "reason", "moved")
+TableRows = tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[tuple[Any, ...]]]
+
+
+def _move_aside(db: sqlite3.Connection, match_id: int, from_seq: int, reason: str, moved: float) -> int:
+    """Move the events of ``match_id`` from ``from_seq`` on to ``set_aside``; returns how many."""
+    db.execute(
+        "INSERT INTO set_aside (match_id, seq, at, kind, text, actor, frame_id, detail, reason, moved)"
+        " SELECT match_id, seq, at, kind, text, actor, frame_id, detail, ?, ? FROM events"
+        " WHERE match_id = ? AND seq >= ? ORDER BY seq", (reason, moved, match_id, from_seq))
+    cursor = db.execute("DELETE FROM events WHERE match_id = ? AND seq >= ?", (match_id, from_seq))
+    return int(cursor.rowcount)
+
+
+def table_rows(db: sqlite3.Connection) -> TableRows:
+    """Every row of the three tables, in order: what the database and its journal must agree on."""
+    return (db.execute(f"SELECT {', '.join(MATCH_COLUMNS)} FROM matches ORDER BY id").fetchall(),
+            db.execute(f"SELECT {', '.join(EVENT_COLUMNS)} FROM events ORDER BY match_id, seq").fetchall(),
+            db.execute(f"SELECT {', '.join(ASIDE_COLUMNS)} FROM set_aside ORDER BY id").fetchall())
+
+
+def snapshot(rows: TableRows) -> list[Record]:
+    """Journal records that rebuild ``rows`` exactly."""
+    matches, events, aside = rows
+    return ([{"op": "match", **dict(zip(MATCH_COLUMNS, row, strict=True))} for row in matches]
+            + [{"op": "event", **dict(zip(EVENT_COLUMNS, row, strict=True)), "status": None} for row in events]
+            + [{"op": "aside_row", **dict(zip(ASIDE_COLUMNS, row, strict=True))} for row in aside])
+
+
+def rebuilt(records: list[tuple[int, Record]], path: str, into: str = ":memory:") -> sqlite3.Connection:
+    """A database holding what the journal's ``records`` say (committed, in ``into``).
+
+    :raises DamagedJournalError: for a record that does not follow from the ones before it
+        (an unknown match, a sequence number out of turn, a field missing).
+    """
+    db = sqlite3.connect(into, isolation_level=None)
+    if into != ":memory:":
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+    db.executescript(SCHEMA)
+    db.execute("BEGIN")
+    for line, record in records:
+        try:
+            _apply(db, record)
+        except (KeyError, TypeError, ValueError, sqlite3.IntegrityError, sqlite3.InterfaceError,
+                sqlite3.ProgrammingError) as exc:
+            db.close()
+            raise DamagedJournalError(path, line, f"it does not follow from the lines before it: {exc}") from None
+    db.execute("COMMIT")
+    return db
+
+
+def journal_rows(records: list[tuple[int, Record]], path: str) -> TableRows:
+    """Every row the journal's ``records`` say the database holds (``table_rows`` of them).
+
+    :raises DamagedJournalError: as ``rebuilt`` does.
+    """
+    db = rebuilt(records, path)
+    try:
+        return table_rows(db)
+    finally:
+        db.close()
+
+
+def _apply(db: sqlite3.Connection, record: Record) -> None:
+    """Make one journal record's change in ``db``."""
+    op = record["op"]
+    if op == "match":
+        db.execute(f"INSERT INTO matches ({', '.join(MATCH_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   tuple(record[c] for c in MATCH_COLUMNS))
+    elif op == "status":
+        _known_match(db, record["match_id"])
+        db.execute("UPDATE matches SET status = ? WHERE id = ?", (record["status"], record["match_id"]))
+    elif op == "event":
+        _known_match(db, record["match_id"])
+        (last,) = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE match_id = ?",
+                             (record["match_id"],)).fetchone()
+        if record["seq"] != last + 1:
+            raise ValueError(f"event {record['seq']} of match {record['match_id']} after event {last}")
+        db.execute(f"INSERT INTO events ({', '.join(EVENT_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                   tuple(record[c] for c in EVENT_COLUMNS))
+        if record["status"] is not None:
+            db.execute("UPDATE matches SET status = ? WHERE id = ?", (record["status"], record["match_id"]))
+    elif op == "aside":
+        _known_match(db, record["match_id"])
+        _move_aside(db, record["match_id"], record["seq"], record["reason"], record["moved"])
+    elif op == "aside_row":
+        db.execute(f"INSERT INTO set_aside ({', '.join(ASIDE_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   tuple(record[c] for c in ASIDE_COLUMNS))
+    else:
+        raise ValueError(f"unknown change {op!r}")
+
+
+def _known_match(db: sqlite3.Connection, match_id: int) -> None:
+    if db.execute("SELECT 1 FROM matches WHERE id = ?", (match_id,)).fetchone() is None:
+        raise ValueError(f"no match {match_id} before it")
+
+
 def _same_camera(stored: str, camera: str, identity: Callable[[str], str] | None) -> bool:
     if stored == camera or identity is None:
         return stored == camera
@@ -335,17 +537,42 @@ def _same_camera(stored: str, camera: str, identity: Callable[[str], str] | None
 
 def open_store(path: str | Path, clock: Callable[[], float] = time.time) -> MatchStore:
     """The match log at ``path``; a damaged one is moved aside (with its ``-wal`` and ``-shm``
-    files) to ``PATH.damaged-YYYYmmdd-HHMMSS`` and a fresh log started, ``notes`` saying so."""
+    files) to ``PATH.damaged-YYYYmmdd-HHMMSS`` and rebuilt from its journal (a copy of which
+    goes beside it), or a fresh log started when there is no journal, ``notes`` saying which.
+
+    :raises LostLogError: when the journal is damaged too (nothing is moved or changed).
+    """
     try:
         return MatchStore(path, clock)
     except DamagedLogError as exc:
+        journal = journal_path(exc.path)
+        try:
+            records = read_journal(journal).records
+            rebuilt(records, journal).close()  # every line follows from the ones before it
+        except DamagedJournalError as damage:
+            raise LostLogError(exc, damage) from None
         aside = f"{exc.path}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"
         for suffix in ("", "-wal", "-shm"):
             if os.path.exists(exc.path + suffix):
                 os.replace(exc.path + suffix, aside + suffix)
+        if not records:
+            if os.path.exists(journal):
+                os.replace(journal, aside + ".journal")  # a torn line at most: nothing to rebuild from
+            store = MatchStore(path, clock)
+            store.notes.append(f"the match log {exc.path} was damaged ({exc.why}): moved aside to {aside}"
+                               " and a fresh log started")
+            return store
+        try:
+            shutil.copyfile(journal, aside + ".journal")  # as it was, beside the damaged file
+            rebuilt(records, journal, into=exc.path).close()
+        except (OSError, sqlite3.Error) as failed:
+            raise LogWriteError(f"the match log {exc.path} could not be rebuilt from its journal {journal} ({failed}):"
+                                f" the damaged file is at {aside} and the journal unchanged; free some space or"
+                                " check the disk, then try again") from None
         store = MatchStore(path, clock)
-        store.notes.append(f"the match log {exc.path} was damaged ({exc.why}): moved aside to {aside}"
-                           " and a fresh log started")
+        matches, events, _ = table_rows(store._db)
+        store.notes.append(f"the match log {exc.path} was damaged ({exc.why}): moved aside to {aside} and rebuilt"
+                           f" from its journal {journal} ({len(matches)} match(es), {len(events)} event(s))")
         return store
 
 

@@ -198,7 +198,7 @@ def snapshots_after_every_commit(folder: Path, db: Path, into: Path, monkeypatch
         event = original(self, *args, **kwargs)
         copy = into / f"after{len(copies) + 1:02d}"
         copy.mkdir()
-        for suffix in ("", "-wal"):
+        for suffix in ("", "-wal", ".journal"):
             if Path(f"{db}{suffix}").exists():
                 shutil.copyfile(f"{db}{suffix}", copy / f"m.db{suffix}")
         copies.append(copy / "m.db")
@@ -233,19 +233,22 @@ def test_killed_after_every_commit_of_a_recorded_game_it_resumes_with_nothing_co
     assert resumed == len(copies)
 
 
-def test_a_log_cut_at_random_lengths_believes_nothing_half_written(sevens: Path, tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_log_cut_at_random_lengths_believes_nothing_half_written_and_loses_nothing_confirmed(
+        sevens: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import random
     import sqlite3
+
+    from web.store import open_store
 
     reference = referee_to_end(sevens, tmp_path / "reference.db")
     copies = snapshots_after_every_commit(sevens, tmp_path / "m.db", tmp_path, monkeypatch)
     rng = random.Random(54)
+    resumed_whole = 0
     for k, copy in enumerate(copies, start=1):
         for part in ("wal", "main"):
             cut = copy.parent / f"cut-{part}" / "m.db"
             cut.parent.mkdir()
-            for suffix in ("", "-wal"):
+            for suffix in ("", "-wal", ".journal"):
                 if Path(f"{copy}{suffix}").exists():
                     cut.with_name(f"m.db{suffix}").write_bytes(Path(f"{copy}{suffix}").read_bytes())
             if part == "main":  # everything in the main file, then the power goes mid-write of it
@@ -254,12 +257,66 @@ def test_a_log_cut_at_random_lengths_believes_nothing_half_written(sevens: Path,
             victim = cut if part == "main" else cut.with_name("m.db-wal")
             data = victim.read_bytes()
             victim.write_bytes(data[:rng.randrange(len(data))] if data else data)
+            if part == "main":  # the journal rebuilds what the cut main file lost: all k confirmed events
+                store = open_store(cut)
+                assert [[e.kind, e.text, e.actor, e.frame_id] for e in store.events(1)] == reference["events"][:k], \
+                    f"main cut after commit {k}: {store.notes}"
+                store.close()
+                resumed_whole += 1
             result = referee_to_end(sevens, cut)
             # Either the cut log is a clean prefix of what was committed and play resumes from it,
             # or it is named damaged, moved aside and the game refereed again from the start.
             assert result["events"] == reference["events"], f"{part} cut after commit {k}"
             assert result["scores"] == reference["scores"] and result["terminal"]
             assert all("moved aside" in note for note in result["notes"]), result["notes"]
+    assert resumed_whole == len(copies)
+
+
+def test_a_journal_cut_at_random_lengths_beside_a_sound_log_changes_nothing_and_is_made_whole_again(
+        sevens: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    from web.journal import read_journal
+    from web.store import journal_rows, open_store, table_rows
+
+    reference = referee_to_end(sevens, tmp_path / "reference.db")
+    copies = snapshots_after_every_commit(sevens, tmp_path / "m.db", tmp_path, monkeypatch)
+    rng = random.Random(5403)
+    for k, copy in enumerate(copies, start=1):
+        journal = Path(f"{copy}.journal")
+        data = journal.read_bytes()
+        journal.write_bytes(data[:rng.randrange(len(data))])
+        store = open_store(copy)
+        assert [[e.kind, e.text, e.actor, e.frame_id] for e in store.events(1)] == reference["events"][:k]
+        assert store.notes == [], f"journal cut after commit {k}"
+        records, torn, _ = read_journal(str(journal))
+        assert not torn and journal_rows(records, str(journal)) == table_rows(store._db)
+        store.close()
+    result = referee_to_end(sevens, copies[len(copies) // 2])
+    assert result["events"] == reference["events"] and result["terminal"] and not result["notes"]
+
+
+def test_a_log_and_its_journal_both_damaged_is_a_named_error_with_a_way_forward_never_a_traceback(
+        sevens: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from web.cli import main
+    from web.store import LostLogError, open_store
+
+    copies = snapshots_after_every_commit(sevens, tmp_path / "m.db", tmp_path, monkeypatch)
+    db = copies[-1]
+    journal = Path(f"{db}.journal")
+    lines = journal.read_bytes().split(b"\n")
+    lines[1] = lines[1].replace(b"roll", b"rolL")  # bit rot in the middle of the journal
+    journal.write_bytes(b"\n".join(lines))
+    db.write_bytes(db.read_bytes()[:3000])
+    Path(f"{db}-wal").unlink(missing_ok=True)
+    before = sorted(p.name for p in db.parent.iterdir())
+    with pytest.raises(LostLogError, match="damaged at line 2") as caught:
+        open_store(db)
+    assert f"mv {db} {db}.lost; mv {journal} {journal}.lost" in str(caught.value)
+    assert sorted(p.name for p in db.parent.iterdir()) == before  # nothing moved, nothing believed
+    assert main(["serve", "--camera", f"replay:{sevens}", "--fast", "--read", "labels", "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert f"referee: the match log {db} is damaged" in err and "so is its journal" in err and "Traceback" not in err
 
 
 def test_the_camera_is_one_match_however_its_path_is_spelled_and_a_resume_skips_ahead_at_once(

@@ -168,3 +168,168 @@ def test_a_full_disk_or_io_error_changes_nothing_names_the_file_and_play_resumes
     store._db = real
     match.apply("roll 1 1 1 1 1 1", "camera", "0015")
     assert [e.text for e in store.open(match.id).events] == ["roll 6 6 6 6 6 6", "roll 1 1 1 1 1 1"]
+
+
+# -- the journal beside the log: a second record of every confirmed event ------------------
+
+
+def played(path: Path) -> MatchStore:
+    """A log holding one match of three events, and its journal."""
+    store = MatchStore(path)
+    match = store.open(sevens(store))
+    match.apply("roll 6 6 6 6 6 6", "camera", "0006")
+    match.apply("roll 1 1 1 1 1 1", "camera", "0015")
+    match.undo()
+    return store
+
+
+def test_a_damaged_log_is_rebuilt_from_its_journal_with_every_confirmed_event(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    store = played(path)
+    state = store.open(1).state
+    store.close()
+    path.write_bytes(path.read_bytes()[:2000])  # cut short mid-page
+    Path(f"{path}-wal").unlink(missing_ok=True)
+    rebuilt = open_store(path)
+    (note,) = rebuilt.notes
+    assert f"the match log {path} was damaged" in note and "moved aside to" in note
+    assert f"rebuilt from its journal {path}.journal (1 match(es), 3 event(s))" in note
+    assert rebuilt.open(1).state == state and rebuilt.open(1).redo_stack == ["roll 1 1 1 1 1 1"]
+    aside = note.split("moved aside to ")[1].split(" and")[0]
+    assert Path(aside).exists() and Path(f"{aside}.journal").exists()
+    assert rebuilt.open(1).redo().seq == 4  # play goes on, journalled as before
+    rebuilt.close()
+    path.unlink()  # the log lost altogether: the journal alone brings the match back
+    again = open_store(path)
+    assert [e.kind for e in again.events(1)] == ["action", "action", "undo", "redo"]
+
+
+def test_enospc_on_the_journal_write_is_a_log_write_error_and_changes_nothing(tmp_path: Path) -> None:
+    import errno
+
+    path = tmp_path / "m.db"
+    store = played(path)
+    match = store.open(1)
+    journal = Path(f"{path}.journal")
+    before = journal.read_bytes()
+    assert store.journal is not None
+    real_write = store.journal._write
+
+    def half_then_full(data: bytes) -> None:
+        real_write(data[: len(data) // 2])  # the disk fills up partway through the line
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    store.journal._write = half_then_full  # type: ignore[method-assign]
+    with pytest.raises(LogWriteError, match=f"the journal {journal} could not be written \\(No space left on device\\): nothing was changed"):
+        match.redo()
+    assert journal.read_bytes() == before and len(store.events(1)) == 3 and match.redo_stack == ["roll 1 1 1 1 1 1"]
+    store.journal._write = real_write  # type: ignore[method-assign]
+    assert match.redo().seq == 4
+    store.close()
+    reopened = MatchStore(path)
+    assert reopened.notes == [] and journal.read_bytes().startswith(before) and len(reopened.events(1)) == 4
+
+
+class FailingCommit(FullDisk):
+    """A connection whose COMMIT fails after the statements (and the journal write) succeeded."""
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        if sql == "COMMIT":
+            raise sqlite3.OperationalError(self.message)
+        return self.db.execute(sql, *args)
+
+
+def test_a_commit_that_fails_after_the_journal_write_leaves_the_change_in_neither_file(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    store = played(path)
+    match = store.open(1)
+    before = Path(f"{path}.journal").read_bytes()
+    real = store._db
+    store._db = FailingCommit(real, "disk I/O error")  # type: ignore[assignment]
+    with pytest.raises(LogWriteError, match="could not be written \\(disk I/O error\\): nothing was changed"):
+        match.apply("roll 2 2 2 2 2 2", "tablet")
+    store._db = real
+    assert Path(f"{path}.journal").read_bytes() == before and len(store.events(1)) == 3
+
+
+def test_a_journal_line_with_a_bad_checksum_in_the_middle_is_refused_by_name_not_believed(tmp_path: Path) -> None:
+    from web.journal import DamagedJournalError, read_journal
+    from web.store import LostLogError
+
+    path = tmp_path / "m.db"
+    played(path).close()
+    journal = Path(f"{path}.journal")
+    lines = journal.read_bytes().split(b"\n")
+    assert b'"text":"roll 1 1 1 1 1 1"' in lines[2]
+    lines[2] = lines[2].replace(b"roll 1 1 1 1 1 1", b"roll 1 1 1 1 1 2")  # one bit flipped on the card
+    journal.write_bytes(b"\n".join(lines))
+    with pytest.raises(DamagedJournalError, match=f"the journal {journal} is damaged at line 3 \\(its checksum fails"):
+        read_journal(str(journal))
+    # Beside a sound log, the log wins: the journal is rewritten from it and the operator told.
+    store = MatchStore(path)
+    assert store.notes == [f"the journal {journal} is damaged at line 3 (its checksum fails, and sound lines follow it):"
+                           f" rewritten from the match log {path}, which is sound"]
+    assert [e.text for e in store.events(1)] == ["roll 6 6 6 6 6 6", "roll 1 1 1 1 1 1", "roll 1 1 1 1 1 1"]
+    assert read_journal(str(journal)).torn is False
+    store.close()
+    # With the log damaged too, neither is believed: a named error, nothing moved.
+    journal.write_bytes(b"\n".join(lines))
+    path.write_bytes(b"\x00" * 3000)
+    with pytest.raises(LostLogError, match="so is its journal") as caught:
+        open_store(path)
+    assert "line 3" in str(caught.value) and "mv " in str(caught.value) and ".recover" in str(caught.value)
+    assert path.read_bytes() == b"\x00" * 3000 and journal.read_bytes() == b"\n".join(lines)
+
+
+def test_a_torn_last_journal_line_is_ignored_and_cut_away(tmp_path: Path) -> None:
+    from web.journal import read_journal
+
+    path = tmp_path / "m.db"
+    played(path).close()
+    journal = Path(f"{path}.journal")
+    whole = journal.read_bytes()
+    journal.write_bytes(whole + b'1234abcd {"op":"event","match_id":1,"seq":4,"te')  # power lost mid-write
+    records, torn, _ = read_journal(str(journal))
+    assert torn and len(records) == 4  # the match and its three events
+    store = MatchStore(path)
+    assert store.notes == [] and len(store.events(1)) == 3 and journal.read_bytes() == whole
+
+
+def test_a_sound_log_wins_over_a_journal_holding_more_which_is_kept_aside(tmp_path: Path) -> None:
+    import shutil
+
+    from web.journal import read_journal
+    from web.store import journal_rows, table_rows
+
+    path = tmp_path / "m.db"
+    store = played(path)
+    store.close()
+    shutil.copyfile(path, tmp_path / "two.db")  # the log as it was after the undo ...
+    store = MatchStore(path)
+    store.open(1).redo()
+    store.close()
+    journal = Path(f"{path}.journal")
+    longer = journal.read_bytes()
+    shutil.copyfile(tmp_path / "two.db", path)  # ... put back: sound, but one event behind its journal
+    Path(f"{path}-wal").unlink(missing_ok=True)
+    store = MatchStore(path)
+    (note,) = store.notes
+    assert f"the journal {journal} held 1 event(s) more than the match log {path}, which is sound and kept" in note
+    kept = note.split("moved aside to ")[1].split(" and")[0]
+    assert Path(kept).read_bytes() == longer and len(store.events(1)) == 3
+    records, torn, _ = read_journal(str(journal))
+    assert not torn and journal_rows(records, str(journal)) == table_rows(store._db)
+
+
+def test_a_log_busy_with_another_writer_is_not_taken_for_damaged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "m.db"
+    played(path).close()
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process in the middle of a write
+    connect = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda *args, **kwargs: connect(*args, **{**kwargs, "timeout": 0.1}))
+    with pytest.raises(LogWriteError, match="database is locked"):
+        open_store(path)
+    holder.execute("ROLLBACK")
+    holder.close()
+    assert list(tmp_path.glob("m.db.damaged-*")) == [] and len(open_store(path).events(1)) == 3
