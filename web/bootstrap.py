@@ -87,7 +87,7 @@ def open_table(
         first = str(recorded.get("first") or config.get("first"))
     if calibration is None:
         calibration = find_calibration(source, recorded, db)
-    store = open_store(db)  # a damaged log is moved aside and a fresh one started (store.notes)
+    store = open_store(db)  # a damaged log is moved aside and rebuilt from its journal (store.notes)
     match: Match | None = None
     resumable = None if new else store.latest_playing(camera, camera_identity)
     if resumable is not None:
