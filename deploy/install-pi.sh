@@ -44,7 +44,10 @@ apt-get install -y --no-install-recommends python3-picamera2 python3-venv python
 echo "== virtual environment in $venv (sees the system's picamera2)"
 sudo -u "$user" python3 -m venv --system-site-packages "$venv"
 sudo -u "$user" "$venv/bin/pip" install --upgrade pip
-sudo -u "$user" "$venv/bin/pip" install -e "$repo"
+# The same pinned versions as everywhere else (requirements/run.txt, hash-checked), then the
+# referee itself; the lock has the Pi's aarch64 wheels.
+sudo -u "$user" "$venv/bin/pip" install --require-hashes -r "$repo/requirements/run.txt"
+sudo -u "$user" "$venv/bin/pip" install --no-deps --no-build-isolation -e "$repo"
 sudo -u "$user" "$venv/bin/python" -c "import picamera2" \
     || echo "warning: picamera2 does not import in the virtual environment; the Pi camera will not open" >&2
 sudo -u "$user" mkdir -p "$data"
