@@ -180,6 +180,8 @@ def test_pennywise_first_decision_fits_with_every_coin_kind_on_the_legend(browse
             # wait until the players say the table is right.
             page.wait_for_selector("#options button:not([disabled]), #choose-anyway:not([hidden])", timeout=60000)
             if page.is_visible("#choose-anyway"):
+                assert "waiting for the table to match" in page.inner_text("#options-why").lower()
+                assert_on_one_screen(page)
                 page.tap("#choose-anyway")
             page.wait_for_selector("#options button:not([disabled])")
             page.wait_for_selector("#legend li")

@@ -119,7 +119,7 @@ class UnsureRollService(FakeService):
         for index, face in enumerate(self.FACES):
             x, y = 150 + 120 * index, 230
             unsure = index in self.UNSURE
-            objects.append(Detection("d6", None if unsure else face, (x, y, x + 70, y + 70), 0.4 if unsure else 0.95,
+            objects.append(Detection("d6", None if unsure else face, (x, y, 70, 70), 0.4 if unsure else 0.95,
                                      center=(x + 35.0, y + 35.0), zone="theatre", guess=face))
         self.objects = tuple(objects)
         self.entries = legend(self.objects, {})
@@ -141,7 +141,8 @@ class UnsureRollService(FakeService):
         width, height = self.SIZE
         frame = np.full((height, width, 3), (40, 90, 40), np.uint8)
         for obj in self.objects:
-            x0, y0, x1, y1 = (int(v) for v in obj.bbox)
+            x0, y0, w, h = obj.bbox
+            x1, y1 = x0 + w, y0 + h
             cv2.rectangle(frame, (x0, y0), (x1, y1), (235, 235, 235), -1)
             cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
             for dx, dy in PIPS[int(obj.guess or 1)]:
@@ -158,6 +159,6 @@ class UnsureRollService(FakeService):
             return None
         boxes = [self.objects[r].bbox for r in refs]
         x0, y0 = int(min(b[0] for b in boxes)) - 30, int(min(b[1] for b in boxes)) - 30
-        x1, y1 = int(max(b[2] for b in boxes)) + 30, int(max(b[3] for b in boxes)) + 30
+        x1, y1 = int(max(b[0] + b[2] for b in boxes)) + 30, int(max(b[1] + b[3] for b in boxes)) + 30
         ok, data = cv2.imencode(".jpg", self.frame()[max(0, y0):y1, max(0, x0):x1])
         return data.tobytes() if ok else None

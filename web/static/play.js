@@ -216,7 +216,11 @@ function render(next) {
   $("round-over").hidden = !summary || !summary.just_ended || over;
   $("round-over").textContent = summaryText;
 
-  $("history").replaceChildren(...said.slice().reverse().map((h) => plainText(el("li"), h, false)));
+  $("history").replaceChildren(...said.map((words, index) => {
+    const item = plainText(el("li"), words, false);
+    item.dataset.action = next.history[index];  // the command, for whoever reads the page's data
+    return item;
+  }).reverse());
   $("undo").disabled = !controller || !(next.history || []).length;
   $("redo").disabled = !controller || !next.can_redo;
 
@@ -229,8 +233,9 @@ function render(next) {
 }
 
 // The history in words: each decision as its option said it (the view's history_labels), each
-// throw or roll read out ("Threw 3 heads and 4 tails", "Rolled 1, 2, 3, 3, 4 and 6"); a command
-// with neither (a card game's typed move) as it was entered.
+// throw or roll read out ("Threw 3 heads and 4 tails", "Rolled 1, 2, 3, 3, 4 and 6") and the
+// first player named ("Ann goes first"); a command with neither (a card game's typed move) as
+// it was entered.
 function historyWords(next) {
   const labels = next.history_labels || [];
   return (next.history || []).map((action, index) => labels[index] || outcomeWords(action) || action);
@@ -242,6 +247,7 @@ function listWords(words) {
 
 function outcomeWords(action) {
   const [verb, ...faces] = String(action).trim().split(/\s+/);
+  if (verb === "designate" && faces.length === 1) return `${faces[0]} goes first`;
   if (!["throw", "roll"].includes(verb) || !faces.length) return "";
   const coins = faces.map((face) => face.match(/^(\d+)([HT])$/));
   if (coins.every(Boolean)) {
@@ -312,8 +318,12 @@ function renderOptions(next) {
   const grouped = next.game === "pennywise" && options.length > 6;
   $("options").classList.toggle("grouped", grouped);
   $("options").classList.remove("amounts");
+  // Options waiting for the table to match are shown short (without their asides in brackets),
+  // leaving the room to the box that says how to put the table right.
+  const waiting = tableMismatch(next);
+  $("options").classList.toggle("waiting", waiting);
   if (!grouped) {
-    $("options").replaceChildren(...options.map((o) => optionButton(o, o.label, next, why)));
+    $("options").replaceChildren(...options.map((o) => optionButton(o, waiting ? shortWords(o.label) : o.label, next, why)));
     return;
   }
   const head = (o) => String(o.label).split(", ")[0];
@@ -411,8 +421,8 @@ function changeWords(o) {
 function wayOut(next) {
   if (next.can_confirm_table) return "Make the moves listed, or, if they are made, tell me the table is right.";
   if (next.discrepancy && next.discrepancy.rethrow) return "Throw again as the prompt says.";
-  const overrule = (next.options || []).length ? "; or, if it is right, say so" : "";
-  return `Put the table as listed above, or, if an answer or an action was wrong, undo it${overrule}.`;
+  const overrule = (next.options || []).length ? "; if the table is right, say so" : "";
+  return `Put the table as listed, or undo a wrong answer or action${overrule}.`;
 }
 
 const ticked = new Set();
