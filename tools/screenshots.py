@@ -8,7 +8,8 @@ Run from the repository root::
 
 Each game is replayed from ``fixtures/games/`` with its recorded labels as the read (fast, and
 the same picture every time): the first decision, then the end after the recorded decisions;
-with no game named, also Pennies From Heaven's card table, the set-up page and a spectator's view.
+with no game named, also Pennies From Heaven's card table, the unsure-read question, the set-up
+page and a spectator's view.
 """
 
 from __future__ import annotations
@@ -63,7 +64,9 @@ def game_moments(browser: Any, game: str, short: str) -> None:
                         page.tap("#login button")
                         page.wait_for_selector("#login", state="hidden")
                         if not auto:
-                            page.wait_for_selector("#options button:not([disabled])", timeout=60000)
+                            # Options to tap, or options waiting for the table to match (G-2).
+                            page.wait_for_selector("#options button:not([disabled]), #choose-anyway:not([hidden])",
+                                                   timeout=60000)
                         shoot(page, f"{short}-{moment}-{size}")
                         context.close()
                 finally:
@@ -115,6 +118,26 @@ def card_table(browser: Any) -> None:
             context.close()
 
 
+def question_screen(browser: Any) -> None:
+    """The unsure-read question ("Are these read right: 1 die showing 3 and 1 die showing 5?")
+    with the dice on the picture, their crop and the two answers, staged by a stand-in service
+    (a replay rules the same throw the same way every time, so it rarely asks)."""
+    from tests.web.fake_service import UnsureRollService
+
+    service = UnsureRollService()
+    with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
+        for size, viewport in SIZES.items():
+            context = browser.new_context(viewport=viewport, has_touch=True, is_mobile=True)
+            page = context.new_page()
+            page.goto(server.url + "/")
+            page.fill("#pin", PIN)
+            page.tap("#login button")
+            page.wait_for_selector("#question:not([hidden])")
+            page.wait_for_function("document.querySelector('#question-crop').naturalWidth > 0")
+            shoot(page, f"dice-confirm-the-throw-{size}")
+            context.close()
+
+
 def main(argv: list[str]) -> int:
     from playwright.sync_api import sync_playwright
 
@@ -132,6 +155,7 @@ def main(argv: list[str]) -> int:
                 game_moments(browser, game, GAMES[game])
             if not argv:
                 card_table(browser)
+                question_screen(browser)
                 setup_and_spectator(browser)
         finally:
             browser.close()

@@ -39,8 +39,8 @@ def play(tablet: Any, game: str, taps: list[str], db: Path, name: str, read: str
                     assert_tablet_friendly(page)
                     screenshot(page, f"{name}-first-decision")
                 page.tap(selector)  # re-queried: live updates re-render the buttons
-                page.wait_for_function(f"document.querySelector('#history').textContent.split('{action}').length > {taps[:number + 1].count(action)}",
-                                       timeout=30000)
+                page.wait_for_function(f"document.querySelectorAll('#history li[data-action=\"{action}\"]').length"
+                                       f" >= {taps[:number + 1].count(action)}", timeout=30000)
             assert service.wait(120), "the replay reaches its last frame"
             page.wait_for_timeout(300)
             screenshot(page, f"{name}-end")

@@ -42,7 +42,53 @@ function el(tag, text, className) {
 // "(original: ...)" a short note in small print.
 const RULE_GROUP = /\s*\(((?:[A-Z]{1,3}-[A-Z]?\d+(?:\.\d+)*|A\d+|G-\d+)(?:,\s*(?:[A-Z]{1,3}-[A-Z]?\d+(?:\.\d+)*|A\d+|G-\d+))*)\)/g;
 
-function plainText(node, text) {
+// A rule ID as a small tag. Where the tag stands alone (a prompt, a forced move, a problem) it is
+// a button that opens the rule's words in the panel beside the picture; inside an option's button
+// it is a plain tag (a button may not hold another), with the rule's title as its tooltip.
+function ruleTag(id, opens) {
+  const tag = el(opens ? "button" : "span", opens ? undefined : id, "rule");
+  tag.title = `rule ${id} of the rule book`;
+  if (opens) {
+    // A touch target of 48 px round a tag that stays small.
+    tag.append(el("span", id, "tag"));
+    tag.type = "button";
+    tag.dataset.rule = id;
+    tag.setAttribute("aria-controls", "rule-panel");
+    tag.addEventListener("click", (event) => { event.stopPropagation(); openRule(id); });
+  }
+  return tag;
+}
+
+let rulesIndex = null;
+
+async function rules() {
+  if (!rulesIndex) {
+    const response = await fetch($("rule-panel").dataset.src, { credentials: "same-origin" });
+    if (!response.ok) throw new Error(`the rule book could not be loaded (${response.status})`);
+    rulesIndex = await response.json();
+  }
+  return rulesIndex;
+}
+
+async function openRule(id) {
+  let rule;
+  try {
+    rule = (await rules())[id];
+  } catch (err) {
+    showError(err.message);
+    return;
+  }
+  $("rule-title").textContent = rule && rule.title ? `${id} · ${rule.title}` : id;
+  $("rule-text").textContent = rule ? rule.text : `Rule ${id} is not in the rule book this dashboard carries.`;
+  $("rule-panel").hidden = false;
+  $("rule-panel").dataset.rule = id;
+  $("side").scrollTop = 0;
+  $("rule-close").focus();
+}
+
+$("rule-close").addEventListener("click", () => { $("rule-panel").hidden = true; });
+
+function plainText(node, text, tagsOpen = true) {
   node.replaceChildren();
   let rest = String(text || "");
   const notes = [];
@@ -56,11 +102,7 @@ function plainText(node, text) {
   let last = 0;
   for (const match of rest.matchAll(RULE_GROUP)) {
     node.append(document.createTextNode(rest.slice(last, match.index)));
-    for (const id of match[1].split(/,\s*/)) {
-      const tag = el("span", id, "rule");
-      tag.title = `rule ${id} of the rule book`;
-      node.append(tag);
-    }
+    for (const id of match[1].split(/,\s*/)) node.append(ruleTag(id, tagsOpen));
     last = match.index + match[0].length;
   }
   node.append(document.createTextNode(rest.slice(last)));
@@ -150,9 +192,13 @@ function render(next) {
     $("way-out").textContent = wayOut(next);
   }
   $("table-is-right").hidden = !controller || !next.can_confirm_table;
-  const lastAction = (next.history || []).slice(-1)[0];
+  $("choose-anyway").hidden = !controller || !tableMismatch(next) || next.can_confirm_table || next.moves_awaited
+    || !(next.options || []).length;
+  const said = historyWords(next);
+  const lastAction = said.slice(-1)[0];
   $("discrepancy-undo").hidden = !controller || !discrepancy || !lastAction;
-  $("discrepancy-undo").textContent = lastAction ? `Undo “${lastAction}”` : "Undo";
+  $("discrepancy-undo").textContent = lastAction ? `Undo “${shortWords(lastAction)}”` : "Undo";
+  $("undo").title = lastAction ? `Undo “${shortWords(lastAction)}”` : "";
 
   renderScores(next);
   renderLegend(next);
@@ -170,7 +216,11 @@ function render(next) {
   $("round-over").hidden = !summary || !summary.just_ended || over;
   $("round-over").textContent = summaryText;
 
-  $("history").replaceChildren(...(next.history || []).slice().reverse().map((h) => el("li", h)));
+  $("history").replaceChildren(...said.map((words, index) => {
+    const item = plainText(el("li"), words, false);
+    item.dataset.action = next.history[index];  // the command, for whoever reads the page's data
+    return item;
+  }).reverse());
   $("undo").disabled = !controller || !(next.history || []).length;
   $("redo").disabled = !controller || !next.can_redo;
 
@@ -180,6 +230,37 @@ function render(next) {
   odds.replaceChildren(...Object.entries(values).map(([action, value]) =>
     el("p", `${labels[action] || action}: on average ${Number(value).toFixed(2)} points`)));
   $("odds-box").hidden = Object.keys(values).length === 0;
+}
+
+// The history in words: each decision as its option said it (the view's history_labels), each
+// throw or roll read out ("Threw 3 heads and 4 tails", "Rolled 1, 2, 3, 3, 4 and 6") and the
+// first player named ("Ann goes first"); a command with neither (a card game's typed move) as
+// it was entered.
+function historyWords(next) {
+  const labels = next.history_labels || [];
+  return (next.history || []).map((action, index) => labels[index] || outcomeWords(action) || action);
+}
+
+function listWords(words) {
+  return words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
+}
+
+function outcomeWords(action) {
+  const [verb, ...faces] = String(action).trim().split(/\s+/);
+  if (verb === "designate" && faces.length === 1) return `${faces[0]} goes first`;
+  if (!["throw", "roll"].includes(verb) || !faces.length) return "";
+  const coins = faces.map((face) => face.match(/^(\d+)([HT])$/));
+  if (coins.every(Boolean)) {
+    const counted = coins.map(([, n, side]) => `${n} ${side === "H" ? "head" : "tail"}${n === "1" ? "" : "s"}`);
+    return `Threw ${listWords(counted)}`;
+  }
+  if (faces.every((face) => /^\d+$/.test(face))) return `${verb === "roll" ? "Rolled" : "Threw"} ${listWords(faces)}`;
+  return "";
+}
+
+// An entry short enough for a button: without its rule IDs and its closing aside in brackets.
+function shortWords(text) {
+  return String(text).replace(RULE_GROUP, "").replace(/\s*\([^()]*\)\s*$/, "").trim();
 }
 
 // Why the options cannot be tapped now, in one sentence, or "" when they can.
@@ -196,7 +277,18 @@ function whyDisabled(next) {
       ? "The camera does not see the moves made yet."
       : "Make the moves above: the options open once the camera sees them done.";
   }
+  // G-2: no further input while the table differs from the referee's; the box above says how.
+  if (tableMismatch(next)) return "Waiting for the table to match (see above).";
   return "";
+}
+
+// The discrepancy the players said is wrong ("the table is right: let me choose"): its id. The
+// options open again for it; a new discrepancy closes them again.
+let overruled = null;
+
+// Whether the options wait for the table to match (a discrepancy the players have not overruled).
+function tableMismatch(next) {
+  return Boolean(next.discrepancy) && next.discrepancy.id !== overruled;
 }
 
 // Pennywise's options are many (up to 51: every coin put in with every change): they come in two
@@ -207,9 +299,10 @@ function optionButton(o, text, next, why) {
   const button = el("button");
   button.type = "button";
   button.dataset.action = o.action;
-  plainText(button, text);
-  // G-2: a decision the table is thrown after waits until the camera has seen the forced moves made.
-  button.disabled = !controller || Boolean(next.question) || Boolean(o.waits_for_camera);
+  plainText(button, text, false);
+  // G-2: a decision the table is thrown after waits until the camera has seen the forced moves
+  // made, and no decision is taken while the table does not match the referee's.
+  button.disabled = !controller || Boolean(next.question) || Boolean(o.waits_for_camera) || tableMismatch(next);
   if (button.disabled && why) button.title = why;
   button.addEventListener("click", () => act(o.action));
   return button;
@@ -224,8 +317,13 @@ function renderOptions(next) {
   $("options-why").textContent = why;
   const grouped = next.game === "pennywise" && options.length > 6;
   $("options").classList.toggle("grouped", grouped);
+  $("options").classList.remove("amounts");
+  // Options waiting for the table to match are shown short (without their asides in brackets),
+  // leaving the room to the box that says how to put the table right.
+  const waiting = tableMismatch(next);
+  $("options").classList.toggle("waiting", waiting);
   if (!grouped) {
-    $("options").replaceChildren(...options.map((o) => optionButton(o, o.label, next, why)));
+    $("options").replaceChildren(...options.map((o) => optionButton(o, waiting ? shortWords(o.label) : o.label, next, why)));
     return;
   }
   const head = (o) => String(o.label).split(", ")[0];
@@ -239,34 +337,92 @@ function renderOptions(next) {
     button.title = coin;
     button.setAttribute("aria-pressed", String(coin === chosenCoin));
     button.disabled = !controller;
-    button.addEventListener("click", () => { chosenCoin = coin === chosenCoin ? null : coin; render(view); });
+    button.addEventListener("click", () => { chosenCoin = coin === chosenCoin ? null : coin; chosenAmount = null; render(view); });
     return button;
   }));
   const nodes = [row];
   if (chosenCoin === null) {
     nodes.push(el("p", "Tap the coin you put in, then the change you take back.", "group"));
   } else {
-    nodes.push(el("h3", `${chosenCoin}, take back:`, "group"));
-    for (const o of options.filter((o) => head(o) === chosenCoin)) {
-      // "take back a nickel and a penny (A then holds 43¢)": the change, and the total in small print.
-      const rest = String(o.label).split(", ").slice(1).join(", ");
-      const [, change, total] = rest.match(/^take (?:back )?(.*?)(?: back)?\s*(\([^)]*\))?$/) || [null, rest, ""];
-      // Short enough for a button: "a nickel and 2 pennies" reads "nickel + 2 pennies".
-      const short = change.replace(/\ban? /g, "").replace(/ and /g, " + ");
-      const button = optionButton(o, short, next, why);
-      const holds = (total || "").match(/then holds ([^)]*)\)/);
-      if (holds) button.append(el("small", ` → ${holds[1]}`, "total"));
-      nodes.push(button);
+    const mine = options.filter((o) => head(o) === chosenCoin);
+    if (mine.length <= MANY_CHANGES) {
+      nodes.push(el("h3", `${chosenCoin}, take back:`, "group"));
+      nodes.push(...mine.map((o) => changeButton(o, next, why)));
+    } else {
+      nodes.push(...changeByAmount(mine, next, why));
     }
   }
   $("options").replaceChildren(...nodes);
+}
+
+// A coin with more changes than fit the panel (a quarter: up to 35) asks first how much comes
+// back, then, where there are several ways to make that amount, which coins.
+const MANY_CHANGES = 12;
+let chosenAmount = null;
+
+// The change an option takes back, in cents: "put 25 take 10 1 1" takes back 12.
+function amountBack(o) {
+  const taken = String(o.action).split(" take ")[1] || "";
+  return taken.split(/\s+/).filter((c) => /^\d+$/.test(c)).reduce((sum, c) => sum + Number(c), 0);
+}
+
+function changeByAmount(mine, next, why) {
+  const amounts = [...new Set(mine.map(amountBack))].sort((a, b) => a - b);
+  if (!amounts.includes(chosenAmount)) chosenAmount = null;
+  if (chosenAmount !== null) {
+    const back = el("button", "← other amounts", "group-choice");
+    back.type = "button";
+    back.addEventListener("click", () => { chosenAmount = null; render(view); });
+    return [el("h3", `${chosenCoin}, ${chosenAmount}¢ back as:`, "group"), back,
+      ...mine.filter((o) => amountBack(o) === chosenAmount).map((o) => changeButton(o, next, why))];
+  }
+  $("options").classList.add("amounts");
+  // The question stands in the options' heading: the panel keeps its room for the amounts.
+  $("options-title").textContent = `${chosenCoin}: how much back?`;
+  const nodes = [];
+  for (const amount of amounts) {
+    const ways = mine.filter((o) => amountBack(o) === amount);
+    if (ways.length === 1) {
+      // One way to make the amount: the button takes it, naming the coins in small print.
+      const button = optionButton(ways[0], `${amount}¢`, next, why);
+      button.classList.add("amount-choice");
+      button.append(el("small", changeWords(ways[0]).short, "total"));
+      nodes.push(button);
+      continue;
+    }
+    const button = el("button", undefined, "group-choice amount-choice");
+    button.type = "button";
+    button.dataset.amount = String(amount);
+    button.append(el("span", `${amount}¢`, "amount"), el("small", `${ways.length} ways`, "total"));
+    button.disabled = !controller;
+    button.addEventListener("click", () => { chosenAmount = amount; render(view); });
+    nodes.push(button);
+  }
+  return nodes;
+}
+
+// One change as a button: "take back a nickel and a penny (A then holds 43¢)" reads
+// "nickel + penny" with the total in small print.
+function changeButton(o, next, why) {
+  const { short, holds } = changeWords(o);
+  const button = optionButton(o, short, next, why);
+  if (holds) button.append(el("small", ` → ${holds}`, "total"));
+  return button;
+}
+
+function changeWords(o) {
+  const rest = String(o.label).split(", ").slice(1).join(", ");
+  const [, change, total] = rest.match(/^take (?:back )?(.*?)(?: back)?\s*(\([^)]*\))?$/) || [null, rest, ""];
+  const holds = (total || "").match(/then holds ([^)]*)\)/);
+  return { short: change.replace(/\ban? /g, "").replace(/ and /g, " + "), holds: holds ? holds[1] : "" };
 }
 
 // After a discrepancy, the one way forward.
 function wayOut(next) {
   if (next.can_confirm_table) return "Make the moves listed, or, if they are made, tell me the table is right.";
   if (next.discrepancy && next.discrepancy.rethrow) return "Throw again as the prompt says.";
-  return "Put the table as listed above, or, if an answer or an action was wrong, undo it.";
+  const overrule = (next.options || []).length ? "; if the table is right, say so" : "";
+  return `Put the table as listed, or undo a wrong answer or action${overrule}.`;
 }
 
 const ticked = new Set();
@@ -387,6 +543,10 @@ $("redo").addEventListener("click", async () => {
 });
 $("table-is-right").addEventListener("click", async () => {
   try { render(await post("/api/table-is-right")); } catch (err) { showError(err.message); }
+});
+$("choose-anyway").addEventListener("click", () => {
+  if (view && view.discrepancy) overruled = view.discrepancy.id;
+  render(view);
 });
 $("odds-toggle").addEventListener("click", () => {
   $("odds").hidden = !$("odds").hidden;
