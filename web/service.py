@@ -35,6 +35,7 @@ from web.camera_reader import (
     make_reader,
     without_spots,
 )
+from web.history import history_labels
 from web.learn import learn_from_last_read, objects_to_confirm, undone_frame
 from web.legend import LegendEntry
 from web.loop import LoopResult, Reader, Settler, TableLoop
@@ -113,6 +114,7 @@ class TableService:
                 players=list(state.game.players),
                 awaiting_chance=state.current_player() == CHANCE,
                 history=[str(action) for action in state.history()],
+                history_labels=history_labels(state),
                 can_redo=bool(self.match.redo_stack),
                 expected_values={str(a): v for a, v in state.expected_values().items()},
                 question=None,
