@@ -116,10 +116,10 @@ def test_at_the_tables_scale_the_dev_scenes_coins_are_found_as_without_it() -> N
 def test_without_a_scale_the_search_sees_the_frame_as_it_is(monkeypatch: pytest.MonkeyPatch) -> None:
     """Only the search at a known scale paints the print over: without one (a phone's close-up
     of coins on plain cloth) it lost coins and found nothing to paint."""
-    import vision.coins
+    import vision.coins.circles  # the module of the circle search, which calls it
 
     calls: list[int] = []
-    monkeypatch.setattr(vision.coins, "erase_print", lambda gray, r: calls.append(1) or gray)
+    monkeypatch.setattr(vision.coins.circles, "erase_print", lambda gray, r: calls.append(1) or gray)
     img, _ = printed_table()
     frame = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
     find_coin_circles(frame, CoinParams())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import shutil
 from pathlib import Path
@@ -123,16 +124,19 @@ def test_steps_time_another_coin_model_when_given_one(
 ) -> None:
     """``--steps --coin-model-dir DIR`` times the read with that coin model (every coin read
     loads it from DIR), so that a candidate's steps are compared with the shipped model's."""
-    import vision.coins
     from vision._coin_model import MODEL_DIR
+
+    # The coin reader's module, which loads the model (the package's ``appearance`` is a function).
+    reader = importlib.import_module("vision.coins.appearance")
 
     (tmp_path / "scenes").mkdir()
     folder = two_scenes(tmp_path / "scenes")
     models = tmp_path / "models"
     shutil.copytree(MODEL_DIR, models)
     asked: list[Path] = []
-    load = vision.coins.load_model
-    monkeypatch.setattr(vision.coins, "load_model", lambda model_dir=MODEL_DIR: asked.append(model_dir) or load(model_dir))
+    load = reader.load_model
+    monkeypatch.setattr(reader, "load_model",
+                        lambda model_dir=MODEL_DIR: asked.append(model_dir) or load(model_dir))
     assert main(["--scenes", str(folder), "--passes", "1", "--steps", "--coin-model-dir", str(models)]) == 0
     assert "appearance network: median" in capsys.readouterr().out
     assert asked and set(asked) == {models}
