@@ -27,6 +27,7 @@ from hardware.replay import ReplaySource
 from referee.core import find_game
 from referee.reconcile import CONFIDENT
 from web.bootstrap import recorded_options
+from web.recording import replay_layout
 from web.service import VisionReader, kinds_in_play
 
 GAMES = Path(__file__).resolve().parents[1] / "fixtures" / "games"
@@ -38,7 +39,7 @@ def bench_game(name: str) -> dict[str, Any]:
     recorded = source.game
     players = recorded.get("players") or recorded.get("config", {}).get("players")
     game = find_game(recorded["game"])(players, recorded_options(recorded))
-    reader = VisionReader(source.layout(), kinds=kinds_in_play(game.new_state()))
+    reader = VisionReader(replay_layout(source), kinds=kinds_in_play(game.new_state()))
     counts = dict(frames=0, labelled=0, found=0, missed=0, extra=0, kind_right=0, sure_right=0, sure_wrong=0, unsure=0,
                   flagged=0)
     seconds: list[float] = []

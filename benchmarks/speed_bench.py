@@ -58,6 +58,7 @@ from referee.core import find_game  # noqa: E402
 from vision.read import read_table  # noqa: E402
 from vision.types import COIN_KINDS, CONFIDENT, DIE_KINDS  # noqa: E402
 from web.bootstrap import recorded_options  # noqa: E402
+from web.recording import replay_layout  # noqa: E402
 from web.service import VisionReader, kinds_in_play  # noqa: E402
 
 GAMES = ROOT / "fixtures" / "games"
@@ -173,7 +174,7 @@ def game_readers(name: str, copied_blur: bool = False) -> tuple[dict[str, Callab
     players = recorded.get("players") or recorded.get("config", {}).get("players")
     state = find_game(recorded["game"])(players, recorded_options(recorded)).new_state()
     kinds = frozenset(kinds_in_play(state)) & {*COIN_KINDS, *DIE_KINDS}
-    live = VisionReader(source.layout(), kinds=kinds)
+    live = VisionReader(replay_layout(source), kinds=kinds)
     detector = blob_detector()
     return {
         "project": lambda frame: sure_reads(live(frame)),

@@ -47,6 +47,7 @@ from vision._dice_net import crop_patch
 from vision.dice import DiceParams, _nets
 from vision.types import COIN_KINDS, DIE_KINDS
 from web.bootstrap import recorded_options
+from web.recording import replay_layout
 from web.service import VisionReader, kinds_in_play
 
 SETTINGS = (1, 2)
@@ -60,7 +61,7 @@ def game_reader(name: str) -> VisionReader:
     players = recorded.get("players") or recorded.get("config", {}).get("players")
     state = find_game(recorded["game"])(players, recorded_options(recorded)).new_state()
     kinds = frozenset(kinds_in_play(state)) & {*COIN_KINDS, *DIE_KINDS}
-    return VisionReader(source.layout(), kinds=kinds)
+    return VisionReader(replay_layout(source), kinds=kinds)
 
 
 def frames_of(name: str) -> list[np.ndarray]:

@@ -114,7 +114,8 @@ class ReplaySource(BaseSource):
         super().__init__(size)
         self.folder = Path(folder)
         self.game = load_game_file(self.folder)
-        """The whole ``game.json`` (players, options, decisions and expected rulings too)."""
+        """The whole ``game.json`` as read, raw: what it means (game, players, options,
+        decisions, the table) is ``web.recording``'s to say."""
         self.frames = frame_list(self.folder, self.game)
         self.realtime = realtime
         key_frames = str(self.game.get("format", "")).startswith(KEY_FRAME_FORMAT)
@@ -161,23 +162,6 @@ class ReplaySource(BaseSource):
         :raises KeyError: for an id not in this game.
         """
         self._catch_up = self.index_of(frame_id)
-
-    def layout(self) -> Any:
-        """The table the game was recorded on, as a ``vision.layouts.Layout``, or ``None``.
-
-        Taken from the first frame whose label has ``zones_mm`` and four ``markers`` (the
-        fixtures' format); a recording without them (a ``Recorder``'s) has ``None``.
-
-        :raises ValueError: for a frame label whose markers or zones are inconsistent.
-        """
-        from vision.layouts import layout_from_label
-
-        for entry in self.game["frames"]:
-            if isinstance(entry, dict) and entry.get("zones_mm") and isinstance(entry.get("markers"), dict) and len(entry["markers"]) == 4:
-                players = self.game.get("players")
-                names = [str(p) for p in players] if isinstance(players, list) else []
-                return layout_from_label(entry, str(self.game.get("game", "")), names)
-        return None
 
     def _open(self) -> None:
         self._origin = None

@@ -29,6 +29,7 @@ from web.camera_watch import watch_camera
 from web.learn import TableLearner, profile_path
 from web.loop import Settler
 from web.match_setup import create_match
+from web.recording import read_recording, recorded_options, replay_layout
 from web.replay_tablet import RecordedTablet
 from web.service import SettleFactory, TableService
 from web.store import Match, open_store
@@ -68,25 +69,18 @@ def open_table(
     if not isinstance(source, ReplaySource):
         # A live camera that vanishes is retried until it comes back (web.camera_watch).
         live_camera = source = ReconnectingSource(source, retry_first_start=False)
-    recorded = dict(source.game) if isinstance(source, ReplaySource) else {}
-    # One spelling of every game's name: the registered one (``seven-pennies``), whatever the
-    # command line or an older recording wrote (``seven_pennies``, ``Seven Pennies``).
+    raw: dict[str, Any] = source.game if isinstance(source, ReplaySource) else {}
     if game is not None:
-        game = find_game(game).name
-    if recorded.get("game") is not None:
-        recorded["game"] = find_game(str(recorded["game"])).name
-    if game is not None and recorded.get("game") not in (None, game):
-        # Another game played over a recording: its players and options do not apply.
-        recorded = {key: value for key, value in recorded.items() if key not in ("players", "options", "first", "decisions")}
-    config: dict[str, Any] = recorded["config"] if isinstance(recorded.get("config"), dict) else {}
-    game = game or recorded.get("game")
-    players = list(players or recorded.get("players") or config.get("players") or [])
+        game = find_game(game).name  # one spelling of every game's name: the registered one
+    recorded = read_recording(raw, game)  # another game played over a recording: its players and options do not apply
+    game = game or recorded.game
+    players = list(players or recorded.players)
     if options is None:
-        options = recorded_options(recorded)
-    if first is None and (recorded.get("first") or config.get("first")):
-        first = str(recorded.get("first") or config.get("first"))
+        options = recorded.options
+    if first is None and recorded.first:
+        first = recorded.first
     if calibration is None:
-        calibration = find_calibration(source, recorded, db)
+        calibration = find_calibration(source, raw, db)
     store = open_store(db)  # a damaged log is moved aside and rebuilt from its journal (store.notes)
     match: Match | None = None
     resumable = None if new else store.latest_playing(camera, camera_identity)
@@ -132,17 +126,10 @@ def open_table(
         reader.on_status = show
     if live_camera is not None and service.loop is not None:
         watch_camera(service, live_camera)
-    if isinstance(source, ReplaySource) and recorded.get("decisions"):
-        service.tablet = RecordedTablet(recorded["decisions"], source, answer_from_labels)
+    if isinstance(source, ReplaySource) and recorded.decisions:
+        service.tablet = RecordedTablet(recorded.decisions, source, answer_from_labels)
     service.recorder = recorder
     return service
-
-
-def recorded_options(recorded: dict[str, Any]) -> dict[str, Any]:
-    """A recording's rule options: its ``options``, or the rule keys (``sp.…``) of its ``config``."""
-    config: dict[str, Any] = recorded["config"] if isinstance(recorded.get("config"), dict) else {}
-    return dict(recorded.get("options") or config.get("options")
-                or {key: value for key, value in config.items() if "." in key})
 
 
 def table_layout(source: FrameSource, match: Match) -> Layout | None:
@@ -153,7 +140,7 @@ def table_layout(source: FrameSource, match: Match) -> Layout | None:
     wrapped = getattr(source, "source", None)  # a recorder's replay
     base = wrapped if isinstance(wrapped, ReplaySource) else source
     if isinstance(base, ReplaySource):
-        recorded: Layout | None = base.layout()
+        recorded: Layout | None = replay_layout(base)
         if recorded is not None:
             return recorded
     game = match.state.game

@@ -9,7 +9,7 @@ for those only.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 
 from hardware.frames import Frame, FrameSource, Image
@@ -22,10 +22,14 @@ from vision.dice import DiceParams
 from vision.full_resolution import read_faces_closer
 from vision.layouts import Layout
 from vision.marker_watch import MarkerWatch
+from vision.play_area import in_play_area, without_spots
 from vision.read import params_for_kinds, params_for_scale, read_table
 from vision.types import COIN_KINDS, DIE_KINDS, Detection, TableObservation
 from web.learn import TableLearner
 from web.loop import Reader
+
+__all__ = ["CAMERA_KINDS", "SECOND_LOOK_DIE_SCORE", "LabelReader", "VisionReader", "in_play_area", "kinds_in_play",
+           "make_reader", "without_spots"]
 
 CAMERA_KINDS = frozenset((*COIN_KINDS, *DIE_KINDS))
 """The kinds of object the camera reads: only their moves wait for it (G-2)."""
@@ -200,46 +204,6 @@ class VisionReader:
             return
         radius = max(5.0, 0.6 * max(detection.bbox[2], detection.bbox[3]) * float(self.calibration.mm_per_px))
         self.nothing_at.append((detection.kind, float(detection.position_mm[0]), float(detection.position_mm[1]), radius))
-
-
-def in_play_area(observation: TableObservation, calibration: Calibration) -> TableObservation:
-    """The observation without the objects that lie outside the play area or on a corner marker."""
-    width, height = calibration.table_size_mm
-    spec = calibration.markers
-    squares = []
-    if spec is not None:
-        for marker_id in spec.ids:
-            corners = spec.corners_mm(marker_id, calibration.table_size_mm)
-            # The marker with its white quiet zone around it.
-            squares.append((corners[:, 0].min() - spec.margin_mm, corners[:, 1].min() - spec.margin_mm,
-                            corners[:, 0].max() + spec.margin_mm, corners[:, 1].max() + spec.margin_mm))
-    kept = []
-    for detection in observation.objects:
-        if detection.position_mm is None:
-            kept.append(detection)
-            continue
-        x, y = detection.position_mm
-        off_table = not (0.0 <= x <= width and 0.0 <= y <= height)
-        on_marker = any(x0 <= x <= x1 and y0 <= y <= y1 for x0, y0, x1, y1 in squares)
-        if not (off_table or on_marker):
-            kept.append(detection)
-    left_out = len(observation.objects) - len(kept)
-    if not left_out:
-        return observation
-    notes = (*observation.notes, f"{left_out} read(s) outside the play area or on a marker left out")
-    return replace(observation, objects=tuple(kept), notes=notes)
-
-
-def without_spots(observation: TableObservation, spots: Sequence[tuple[str, float, float, float]]) -> TableObservation:
-    """The observation without reads of a kind at a spot where the players said there is none."""
-    kept = [d for d in observation.objects if d.position_mm is None or not any(
-        d.kind == kind and (d.position_mm[0] - x) ** 2 + (d.position_mm[1] - y) ** 2 <= r * r
-        for kind, x, y, r in spots)]
-    left_out = len(observation.objects) - len(kept)
-    if not left_out:
-        return observation
-    notes = (*observation.notes, f"{left_out} read(s) where the players said there is nothing left out")
-    return replace(observation, objects=tuple(kept), notes=notes)
 
 
 class LabelReader:

@@ -43,7 +43,7 @@ from referee.reconcile import (
     reconcile,
 )
 from referee.table import describe_items
-from vision.memory import Remembered, recall, remember
+from vision.observe import LastTable, observe
 from vision.types import TableObservation
 from web.store import Event, Match, StoreError
 
@@ -180,9 +180,9 @@ class TableLoop:
         self.latest_read: Frame | None = None
         """The settled frame ``latest_observation`` was read from (the players may have moved
         things since: a question's picture and the read's overlay belong on this one)."""
-        self.memory: list[Remembered] = []
+        self.last_table = LastTable()
         """The objects of the last table ruled on whose faces are known (read with confidence or
-        answered): at the next settle an untouched one is not asked about again."""
+        answered), handed to the next ``observe``: an untouched one is not asked about again."""
         self._resume_after = resume_after
         self._logged_frames = {e.frame_id for e in match.events if e.frame_id is not None}
         self.finish_answer()
@@ -227,16 +227,11 @@ class TableLoop:
         return self.rule(settled, self.clock())
 
     def rule(self, frame: Frame, settled_at: float) -> LoopResult:
-        """Read a settled frame, reconcile it, and commit the one result."""
+        """Observe a settled frame (``vision.observe``: one call), reconcile it, and commit the one result."""
         self.status.settles += 1
         full = self._full_frame(frame)
-        try:
-            observation = self._read_closer(self.read(frame.image), full)
-        except (ValueError, ArithmeticError) as exc:
-            # A frame the reader cannot make sense of is a question for the players, not a crash.
-            observation = TableObservation((), frame.size, notes=(f"unreadable frame: {exc}",))
-        observation = recall(observation, frame.image, self.memory)
-        observation = self._look_again_if_wrong(observation, frame, full)
+        observation = observe(frame.image, self.read, full=full.image if full is not None else None,
+                              last=self.last_table, looks_right=self._looks_right)
         self.latest_observation = observation
         self.latest_read = frame
         return self._decide(seen_from(observation), frame.frame_id, settled_at)
@@ -254,35 +249,13 @@ class TableLoop:
             return None
         return full
 
-    def _read_closer(self, observation: TableObservation, full: Frame | None) -> TableObservation:
-        """The read with each object's face read again from the full-resolution picture, when
-        there is one (the reader's ``read_closer``, else ``vision.full_resolution``'s)."""
-        if full is None or not observation.objects:
-            return observation
-        from vision.full_resolution import read_faces_closer
-
-        read_closer: Callable[[TableObservation, Any], TableObservation] = getattr(self.read, "read_closer", read_faces_closer)
-        try:
-            return read_closer(observation, full.image)
-        except (ValueError, ArithmeticError) as exc:
-            # A full picture that cannot be read closer leaves the small frame's read as it is.
-            return replace(observation, notes=(*observation.notes, f"faces not read from the full picture: {exc}"))
-
-    def _look_again_if_wrong(self, observation: TableObservation, frame: Frame, full: Frame | None = None) -> TableObservation:
-        """When the read makes the table look wrong, the reader looks again more closely
-        (``second_look``, e.g. a faint die on a cloth of its own colour); the closer read is
-        kept only if the table then adds up or a question can settle it. It is still read with
-        the same confidence, so looking again never turns into guessing."""
-        second_look = getattr(self.read, "second_look", None)
-        if second_look is None:
-            return observation
-        if self._adds_up_if_read_right(observation) is not False:
-            return observation
-        try:
-            closer = recall(self._read_closer(second_look(frame.image), full), frame.image, self.memory)
-        except (ValueError, ArithmeticError):
-            return observation
-        return closer if self._adds_up_if_read_right(closer) is not False else observation
+    def _looks_right(self, observation: TableObservation) -> bool:
+        """Whether the rules would take the table if every read face were right: when not,
+        vision looks again more closely (``vision.observe``; e.g. a faint die on a cloth of
+        its own colour) and keeps the closer read only if the table then adds up or a
+        question can settle it. It is still read with the same confidence, so looking again
+        never turns into guessing."""
+        return self._adds_up_if_read_right(observation) is not False
 
     def _adds_up_if_read_right(self, observation: TableObservation) -> bool | None:
         """Whether the table would add up if every read face were right (unsure ones too): ``False``
@@ -346,14 +319,14 @@ class TableLoop:
         return result
 
     def _remember(self, seen: list[Seen], frame_id: str | None) -> None:
-        """Keep the faces known on the table just ruled on (see ``vision.memory``)."""
+        """Keep the faces known on the table just ruled on, for the next ``observe``."""
         observation, frame = self.latest_observation, self.latest_read
         if observation is None or frame is None or frame.frame_id != frame_id:
             return
         known = [(observation.objects[s.ref], s.value) for s in seen
                  if s.value is not None and not s.flags and s.confidence >= CONFIDENT
                  and 0 <= s.ref < len(observation.objects) and observation.objects[s.ref].kind == s.kind]
-        self.memory = remember(known, frame.image)
+        self.last_table = LastTable(tuple(known), frame.image)
 
     def _teach(self, seen: list[Seen], frame_id: str | None) -> None:
         """Every face the game took from the throw just ruled on (read surely, answered or

@@ -21,6 +21,7 @@ from tests.hardware.fakes import (
 )
 from vision.types import Detection, TableObservation
 from web.loop import TableLoop
+from web.recording import replay_layout
 from web.store import MatchStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -170,7 +171,7 @@ def test_a_throw_is_refereed_from_the_full_picture_of_a_camera_serving_both_stre
     from hardware.replay import ReplaySource
     from web.service import VisionReader, create_match
 
-    layout = ReplaySource(SP_T1, realtime=False).layout()
+    layout = replay_layout(ReplaySource(SP_T1, realtime=False))
     store = MatchStore(tmp_path / "m.db")
     match = create_match(store, "seven_pennies", ["Jess", "Kevin"], {}, first="Jess")
     setup, throw = fixture_frame(0), fixture_frame(5)

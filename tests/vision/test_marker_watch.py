@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 
 from hardware.replay import ReplaySource
+from web.recording import replay_layout
 from vision.calibration import Calibration, calibrate
 from vision.marker_watch import MarkerWatch, marker_boxes
 
@@ -19,7 +20,7 @@ def table() -> tuple[np.ndarray, Calibration]:
     read = cv2.imread(str(GAMES / "sp_t1" / "0000.jpg"))
     assert read is not None
     image = np.asarray(read, np.uint8)
-    layout = ReplaySource(GAMES / "sp_t1").layout()
+    layout = replay_layout(ReplaySource(GAMES / "sp_t1"))
     assert layout is not None
     return image, calibrate(image, layout)
 

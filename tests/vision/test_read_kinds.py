@@ -18,6 +18,7 @@ from vision.calibration import Calibration, calibrate
 from vision.read import ReadParams, params_for_kinds, read_table
 from vision.types import CONFIDENT
 from web.cli import main
+from web.recording import replay_layout
 from web.service import VisionReader
 
 GAMES = Path(__file__).resolve().parents[2] / "fixtures" / "games"
@@ -34,7 +35,7 @@ def settled(name: str, index: int) -> tuple[np.ndarray, list[dict[str, Any]]]:
 
 def table_calibration(name: str, image: np.ndarray) -> Calibration:
     """The calibration the live reader makes from a fixture game's own table."""
-    layout = ReplaySource(GAMES / name).layout()
+    layout = replay_layout(ReplaySource(GAMES / name))
     assert layout is not None
     return calibrate(image, layout)
 
@@ -109,15 +110,15 @@ def test_the_live_reader_passes_the_games_kinds(monkeypatch: pytest.MonkeyPatch)
     """The service's reader, given a game's kinds (cards among them: not the camera's), reads
     a dice game's frame without the coin reader and a coin game's without the dice finder."""
     image, labels = settled("sevens_sv_t1_t3", 1)
-    dice_reader = VisionReader(ReplaySource(GAMES / "sevens_sv_t1_t3").layout(), kinds=frozenset({"d6", "card"}))
+    dice_reader = VisionReader(replay_layout(ReplaySource(GAMES / "sevens_sv_t1_t3")), kinds=frozenset({"d6", "card"}))
     with monkeypatch.context() as patch:
         patch.setattr(vision.read, "find_coins", refuse("the coin reader"))
         agrees_with_labels(dice_reader(image).objects, labels)
     image, labels = settled("sp_t1", 2)
-    coin_reader = VisionReader(ReplaySource(GAMES / "sp_t1").layout(), kinds=frozenset({"penny"}))
+    coin_reader = VisionReader(replay_layout(ReplaySource(GAMES / "sp_t1")), kinds=frozenset({"penny"}))
     monkeypatch.setattr(vision.dice, "find_dice", refuse("the dice finder"))
     agrees_with_labels(coin_reader(image).objects, labels)
-    card_reader = VisionReader(ReplaySource(GAMES / "sp_t1").layout(), kinds=frozenset({"card"}))
+    card_reader = VisionReader(replay_layout(ReplaySource(GAMES / "sp_t1")), kinds=frozenset({"card"}))
     monkeypatch.setattr(vision.read, "find_coins", refuse("the coin reader"))
     assert card_reader(image).objects == ()
 

@@ -14,6 +14,7 @@ from hardware.replay import ReplaySource
 from vision.types import Detection, TableObservation
 from vision.read import params_for_scale
 from web.bootstrap import open_table, table_layout
+from web.recording import replay_layout
 from web.service import VisionReader, in_play_area
 
 GAMES = Path(__file__).resolve().parents[2] / "fixtures" / "games"
@@ -26,7 +27,7 @@ def first_image(name: str) -> np.ndarray:
 
 
 def test_a_replay_knows_the_table_it_was_recorded_on() -> None:
-    layout = ReplaySource(GAMES / "sp_t1").layout()
+    layout = replay_layout(ReplaySource(GAMES / "sp_t1"))
     assert layout is not None
     assert layout.table_size_mm == (640.0, 480.0) and layout.markers.margin_mm == 12.0
 
@@ -72,7 +73,7 @@ def test_a_live_camera_calibrates_on_the_default_layout(tmp_path: Path) -> None:
 
 
 def test_no_markers_in_view_is_a_loop_status_and_calibration_follows_when_they_appear() -> None:
-    layout = ReplaySource(GAMES / "sp_t1").layout()
+    layout = replay_layout(ReplaySource(GAMES / "sp_t1"))
     reader = VisionReader(layout)
     shown: list[str] = []
     reader.on_status = shown.append
@@ -87,7 +88,7 @@ def test_no_markers_in_view_is_a_loop_status_and_calibration_follows_when_they_a
 
 def test_a_bumped_camera_is_corrected() -> None:
     image = first_image("sp_t1")
-    reader = VisionReader(ReplaySource(GAMES / "sp_t1").layout())
+    reader = VisionReader(replay_layout(ReplaySource(GAMES / "sp_t1")))
     reader.observe(Frame(image, 0.0, "a"))
     before = reader.calibration
     assert before is not None
@@ -100,7 +101,7 @@ def test_a_bumped_camera_is_corrected() -> None:
 
 
 def test_reads_on_a_marker_or_off_the_table_are_left_out() -> None:
-    calibration = VisionReader(ReplaySource(GAMES / "sp_t1").layout())
+    calibration = VisionReader(replay_layout(ReplaySource(GAMES / "sp_t1")))
     calibration.observe(Frame(first_image("sp_t1"), 0.0, "a"))
     assert calibration.calibration is not None
     objects = (
@@ -139,7 +140,7 @@ def test_a_spot_the_players_said_holds_nothing_is_left_out_of_later_reads() -> N
     other kinds there, and that kind elsewhere, are kept."""
     from web.service import without_spots
 
-    reader = VisionReader(ReplaySource(GAMES / "sp_t1").layout())
+    reader = VisionReader(replay_layout(ReplaySource(GAMES / "sp_t1")))
     reader.observe(Frame(first_image("sp_t1"), 0.0, "a"))
     assert reader.calibration is not None
     letter = Detection("d6", None, (100, 100, 30, 30), 0.0, center=(115.0, 115.0), position_mm=(50.0, 40.0))
@@ -164,7 +165,7 @@ def test_a_faint_die_is_found_at_the_tables_scale_and_on_a_second_look() -> None
 
     source = ReplaySource(GAMES / "sevens_sv_t1_t3")
     image = cv2.imread(str(GAMES / "sevens_sv_t1_t3" / "0014.jpg"))
-    reader = VisionReader(source.layout(), kinds=frozenset({"d6"}))
+    reader = VisionReader(replay_layout(source), kinds=frozenset({"d6"}))
     first = [o for o in reader(image).objects if o.zone == "aside"]
     assert sorted(o.value for o in first) == [2, 2, 2, 3, 5, 6]
     closer = [o for o in reader.second_look(image).objects if o.zone == "aside"]
@@ -190,7 +191,7 @@ def test_a_still_camera_is_not_followed_again_until_its_markers_change(monkeypat
 
     monkeypatch.setattr(vision.calibration, "track", counted)
     image = first_image("sp_t1")
-    reader = VisionReader(ReplaySource(GAMES / "sp_t1").layout())
+    reader = VisionReader(replay_layout(ReplaySource(GAMES / "sp_t1")))
     reader.observe(Frame(image, 0.0, "a"))  # calibrated on it
     reader.observe(Frame(image, 5.0, "b"))
     assert len(followed) == 1
