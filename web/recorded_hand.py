@@ -82,6 +82,22 @@ class RecordedHand:
         """Whether the match has played the whole recording."""
         return self.played(service) == [step["action"] for step in self.actions]
 
+    def status(self, service: Any) -> str:
+        """Where the match stands in the recording, in a player's words."""
+        if self.finished(service):
+            return "Recorded hand finished"
+        step = self.next_step(service)
+        if step is None:
+            return "Off the recorded hand: enter the table's cards by hand"
+        if step["player"] == "table" or self.auto:
+            return "Playing the recorded hand"
+        state = service.match.state
+        try:
+            words = state.label(state.game.parse_action(step["action"]))
+        except (IllegalActionError, InvalidActionError):
+            words = step["action"]
+        return f"Recorded next: {words if words.startswith(step['player']) else step['player'] + ': ' + words}"
+
     def run(self, service: Any, stop: threading.Event) -> None:
         """Enter the recording's actions until it ends (``auto``) or ``stop`` is set."""
         while not stop.is_set():
@@ -115,3 +131,11 @@ class HandService(TableService):
         self._thread = threading.Thread(target=self.hand.run, args=(self, self._stop),
                                         name=f"recorded-hand-{self.match.id}", daemon=True)
         self._thread.start()
+
+    def view(self) -> dict[str, Any]:
+        """The table's view, its status line saying where the match stands in the recording:
+        the decision recorded next (the players' to tap), off the recording, or finished."""
+        view: dict[str, Any] = super().view()
+        if self.hand is not None:
+            view["status"] = self.hand.status(self)
+        return view

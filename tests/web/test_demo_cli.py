@@ -133,6 +133,7 @@ def test_the_auto_demo_plays_the_recorded_hand_to_its_recorded_scores(tmp_path: 
         assert service.match.state.scores() == recorded["final"]["scores"]
         assert len(service.match.state.score_sheet()) == 1
         assert service.view()["title"] == "Pennies From Heaven"
+        assert service.view()["status"] == "Recorded hand finished"
     finally:
         service.stop()
         service.store.close()
@@ -147,6 +148,7 @@ def test_without_auto_the_demo_enters_the_tables_steps_and_waits_for_the_players
     try:
         assert actions[0]["player"] != "table"
         assert _settled(service, 1.0) == [], "the demo took the dealer's decision itself"
+        assert service.view()["status"].startswith(f"Recorded next: {actions[0]['player']}: dealer perfect")
         service.act(actions[0]["action"])
         decision = next(n for n, step in enumerate(actions) if n > 0 and step["player"] != "table")
         assert _settled(service) == [step["action"] for step in actions[:decision]]
@@ -154,6 +156,7 @@ def test_without_auto_the_demo_enters_the_tables_steps_and_waits_for_the_players
         service.act("draw")  # not what was recorded here
         assert actions[decision]["action"] != "draw"
         assert _settled(service, 1.0) == [step["action"] for step in actions[:decision]] + ["draw"]
+        assert service.view()["status"] == "Off the recorded hand: enter the table's cards by hand"
     finally:
         service.stop()
         service.store.close()
