@@ -168,3 +168,18 @@ def test_a_recorded_hand_without_a_list_of_actions_is_refused_naming_it(tmp_path
     recorded = _recorded_hand() | {"actions": [{"action": "draw"}]}
     with pytest.raises(ValueError, match="recorded hand 'ph_hand1': 'actions' must be a list of {player, action}"):
         open_hand(recorded, str(tmp_path / "m.db"))
+
+
+def test_the_hands_table_has_no_camera_stream_to_wait_for(tmp_path: Path) -> None:
+    """Without a camera the stream answers at once (404), so the dashboard's page finishes loading."""
+    from web.app import create_app
+
+    service = open_demo("pennies-from-heaven", str(tmp_path / "m.db"), realtime=False)
+    try:
+        client = create_app({"REFEREE_SERVICE": service, "REFEREE_PIN": "1234", "TESTING": True}).test_client()
+        response = client.get("/stream.mjpg")
+        assert response.status_code == 404 and b"no camera" in response.data
+        assert client.get("/api/state").get_json()["title"] == "Pennies From Heaven"
+    finally:
+        service.stop()
+        service.store.close()
