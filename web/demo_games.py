@@ -120,4 +120,3 @@ class WaitForPlayers:
     def _due(self, number: int, decision: Mapping[str, Any]) -> bool:
         recorded_moment = any(key in decision for key in ("t", "after_frame", "frame"))
         return recorded_moment and self.recording.moment_reached(number, decision)
-

@@ -13,6 +13,7 @@ a long card hand (Pennies From Heaven's hundreds of actions) on every view would
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from typing import Any
 
@@ -21,6 +22,7 @@ from referee import CHANCE, State
 _KEPT = 32
 """How many histories' labels are kept (a few tables, their undos and redos)."""
 _labels_seen: OrderedDict[tuple[Any, ...], list[str | None]] = OrderedDict()
+_labels_lock = threading.Lock()  # views are drawn on the server's threads at once
 
 
 def history_labels(state: State) -> list[str | None]:
@@ -31,11 +33,12 @@ def history_labels(state: State) -> list[str | None]:
     game = (type(state.game).__name__, repr(state.game.to_json()))
     known = 0
     labels: list[str | None] = []
-    for length in range(len(actions), 0, -1):
-        kept = _labels_seen.get((game, *actions[:length]))
-        if kept is not None:
-            known, labels = length, list(kept)
-            break
+    with _labels_lock:
+        for length in range(len(actions), 0, -1):
+            kept = _labels_seen.get((game, *actions[:length]))
+            if kept is not None:
+                known, labels = length, list(kept)
+                break
     probe = state.copy()
     for _ in range(len(actions) - known):
         probe.undo()
@@ -43,8 +46,9 @@ def history_labels(state: State) -> list[str | None]:
         listed = probe.current_player() != CHANCE and action in probe.legal_actions()
         labels.append(probe.label(action) if listed else None)
         probe.apply(action)
-    _labels_seen[(game, *actions)] = list(labels)
-    _labels_seen.move_to_end((game, *actions))
-    while len(_labels_seen) > _KEPT:
-        _labels_seen.popitem(last=False)
+    with _labels_lock:
+        _labels_seen[(game, *actions)] = list(labels)
+        _labels_seen.move_to_end((game, *actions))
+        while len(_labels_seen) > _KEPT:
+            _labels_seen.popitem(last=False)
     return labels
