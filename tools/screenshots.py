@@ -106,17 +106,17 @@ def card_table(browser: Any) -> None:
     import json
 
     from web.demo_games import game_folder
-    from web.recorded_hand import open_hand
 
     recorded = json.loads((game_folder("pennies-from-heaven") / "game.json").read_text())
     actions = recorded["actions"]
     half = next(n for n in range(len(actions) // 2, len(actions)) if actions[n]["player"] != "table")
     with tempfile.TemporaryDirectory() as folder:
-        service = open_hand(recorded | {"actions": actions[:half]}, str(Path(folder) / "m.db"), auto=True, pace=0.0)
+        service = open_demo("pennies-from-heaven", str(Path(folder) / "m.db"), realtime=False)
+        for step in actions[:half]:
+            service.act(step["action"])  # the players' taps and the table's steps so far
         with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
-            service.start()
+            service.start()  # waits for the next recorded decision, the players'
             try:
-                service.wait(60)
                 for size, viewport in SIZES.items():
                     context = browser.new_context(viewport=viewport, has_touch=True, is_mobile=True)
                     page = context.new_page()

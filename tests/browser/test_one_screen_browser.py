@@ -313,16 +313,16 @@ def test_the_recorded_pennies_from_heaven_hand_plays_on_the_card_table(browser: 
     import json
 
     from web.demo_games import game_folder
-    from web.recorded_hand import open_hand
 
     recorded = json.loads((game_folder("pennies-from-heaven") / "game.json").read_text())
     actions = recorded["actions"]
     half = next(n for n in range(len(actions) // 2, len(actions)) if actions[n]["player"] != "table")
-    service = open_hand(recorded | {"actions": actions[:half]}, str(tmp_path / "ph.db"), auto=True, pace=0.0)
+    service = open_demo("pennies-from-heaven", str(tmp_path / "ph.db"), realtime=False)
+    for step in actions[:half]:
+        service.act(step["action"])  # the players' taps and the table's steps so far
     with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
-        service.start()
+        service.start()  # waits for the next recorded decision, the players'
         try:
-            assert service.wait(60)
             for size in SIZES:
                 page = open_at(browser, server, size)
                 page.wait_for_selector("#card-table:not([hidden]) .card-zone")
@@ -330,6 +330,8 @@ def test_the_recorded_pennies_from_heaven_hand_plays_on_the_card_table(browser: 
                 zones = page.inner_text("#card-zones")
                 assert "Ann & Cy: melds" in zones and "Draw pile" in zones and "red threes" in zones
                 assert page.inner_text("#prompt").startswith(actions[half]["player"])
+                assert f"Recorded next: {actions[half]['player']} adds" in page.inner_text("#status")
+                assert "1. A ×7 mixed canasta" in zones
                 assert_on_one_screen(page)
                 # Over a hundred options: what to do first, then the cards (one screen still).
                 assert page.locator("#options button").count() < 12

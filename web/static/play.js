@@ -490,6 +490,17 @@ function renderCardTable(next) {
   $("card-zones").replaceChildren(...zones.map(([zone, items]) => {
     const tile = el("div", undefined, "card-zone");
     tile.append(el("span", zoneName(zone), "zone-name"));
+    const [kind, owner] = zone.split(":");
+    const melds = kind === "melds" && next.melds ? next.melds[owner] : null;
+    if (melds && melds.length) {
+      // A team's melds by the numbers the options use ("Adds to meld 2"): rank, size, canasta.
+      const list = el("ol", undefined, "zone-melds");
+      list.append(...melds.map((m) => el("li",
+        `${m.number}. ${m.kind} ×${m.cards.length}${m.canasta ? (m.canasta === "natural" ? " canasta" : " mixed canasta") : ""}`)));
+      tile.classList.add("melds-zone");
+      tile.append(list);
+      return tile;
+    }
     const known = items.map((i) => i.value).filter((v) => v !== null && v !== undefined);
     const text = known.length ? known.join(" ") : `${items.length} card${items.length === 1 ? "" : "s"}`;
     tile.append(el("span", text, known.length ? "zone-cards" : "zone-count"));
