@@ -8,8 +8,8 @@ Run from the repository root::
 
 Each game is replayed from ``fixtures/games/`` with its recorded labels as the read (fast, and
 the same picture every time): the first decision, then the end after the recorded decisions;
-with no game named, also Pennies From Heaven's card table, the unsure-read question, the set-up
-page and a spectator's view.
+Pennies From Heaven's recorded hand also half-way, on its card table; with no game named, also
+the unsure-read question, the set-up page and a spectator's view.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ GAMES = {
     "sevens_sv_t1_t3": "sevens",
     "flip_fl_t1": "flip",
     "pennywise_pw_t3": "pennywise",
+    "ph_hand1": "pennies-from-heaven",
 }
 
 
@@ -99,23 +100,35 @@ def setup_and_spectator(browser: Any) -> None:
 
 
 def card_table(browser: Any) -> None:
-    """Pennies From Heaven (no recorded hand yet): the card table after a perfect deal, its
-    to-dos ticked by hand, the card picker, refereed by the rules alone (no camera)."""
-    from tests.web.fake_service import FakeService
+    """Pennies From Heaven's recorded hand (``referee demo --game pennies-from-heaven``) half-way:
+    the card table as the rules hold it (melds, red threes, the piles; no camera) and a player's
+    hundred options in two steps, the discards opened."""
+    import json
 
-    service = FakeService(game="pennies-from-heaven", players=["N", "E", "S", "W"], first="N")
-    service.act("dealt yes yes")
-    with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
-        for size, viewport in SIZES.items():
-            context = browser.new_context(viewport=viewport, has_touch=True, is_mobile=True)
-            page = context.new_page()
-            page.goto(server.url + "/")
-            page.fill("#pin", PIN)
-            page.tap("#login button")
-            page.wait_for_selector("#card-table:not([hidden]) .card-zone")
-            page.locator("#forced li.tick").first.tap()
-            shoot(page, f"pennies-from-heaven-{size}")
-            context.close()
+    from web.demo_games import game_folder
+
+    recorded = json.loads((game_folder("pennies-from-heaven") / "game.json").read_text())
+    actions = recorded["actions"]
+    half = next(n for n in range(len(actions) // 2, len(actions)) if actions[n]["player"] != "table")
+    with tempfile.TemporaryDirectory() as folder:
+        service = open_demo("pennies-from-heaven", str(Path(folder) / "m.db"), realtime=False)
+        for step in actions[:half]:
+            service.act(step["action"])  # the players' taps and the table's steps so far
+        with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
+            service.start()  # waits for the next recorded decision, the players'
+            try:
+                for size, viewport in SIZES.items():
+                    context = browser.new_context(viewport=viewport, has_touch=True, is_mobile=True)
+                    page = context.new_page()
+                    page.goto(server.url + "/")
+                    page.fill("#pin", PIN)
+                    page.tap("#login button")
+                    page.wait_for_selector("#card-table:not([hidden]) .card-zone")
+                    page.locator("#options button.group-choice", has_text="Discards").tap()
+                    shoot(page, f"pennies-from-heaven-{size}")
+                    context.close()
+            finally:
+                service.stop()
 
 
 def question_screen(browser: Any) -> None:
@@ -153,8 +166,9 @@ def main(argv: list[str]) -> int:
         try:
             for game in wanted:
                 game_moments(browser, game, GAMES[game])
-            if not argv:
+            if "ph_hand1" in wanted:
                 card_table(browser)
+            if not argv:
                 question_screen(browser)
                 setup_and_spectator(browser)
         finally:

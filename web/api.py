@@ -214,10 +214,14 @@ def events() -> Response:
 
 @bp.get("/stream.mjpg")
 def stream() -> Response:
-    """The camera picture with what was read drawn on it, as MJPEG (``?frames=N`` to stop)."""
+    """The camera picture with what was read drawn on it, as MJPEG (``?frames=N`` to stop).
+    A table refereed by hand has no camera: 404 at once, not a stream that never sends a
+    picture (the page would never finish loading)."""
     limit = request.args.get("frames", type=int)
     interval = 1.0 / float(current_app.config["STREAM_FPS"])
     svc = service()
+    if getattr(svc, "source", True) is None:
+        abort(404, "this table has no camera")
 
     def frames() -> Iterator[bytes]:
         sent = 0

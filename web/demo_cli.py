@@ -4,7 +4,10 @@ No camera is needed: the replay source feeds the recorded frames of a game from
 ``fixtures/games/`` through the whole referee (settle, vision, reconciliation, the match log),
 and the dashboard serves it at ``http://localhost:8080``. The replay pauses at each recorded
 player decision until someone taps it on the tablet (``--auto`` takes the recorded decisions
-itself, for a demo that plays on its own). Finding and opening the recorded games is
+itself, for a demo that plays on its own). Pennies From Heaven, whose cards are all entered on
+the tablet, has a recorded hand instead of frames (``--game pennies-from-heaven``): a table
+refereed by hand where the table's steps are entered for the players and their decisions wait
+for their taps (``--auto`` enters the whole hand). Finding and opening the recorded games is
 ``web.demo_games``'s job, shared with the app's ``replay:demo`` camera; its names are
 re-exported here.
 """
@@ -36,7 +39,7 @@ def add_parser(commands: Any) -> None:
     demo.add_argument("--pin", default="1234", help="the control PIN (default 1234)")
     demo.add_argument("--read", choices=("vision", "labels"), default="vision",
                       help="read the frames with the camera reader (default) or take their recorded labels")
-    demo.add_argument("--auto", action="store_true", help="take the recorded decisions instead of waiting for taps")
+    demo.add_argument("--auto", action="store_true", help="take the recorded decisions instead of waiting for taps (a recorded hand: enter every action)")
     demo.add_argument("--db", help="keep the match log in this file (default: a temporary one, removed when the demo stops)")
     demo.set_defaults(run=run_demo)
 

@@ -4,6 +4,12 @@ game name, and opened as a table service that replays one (``referee demo``, and
 
 The replay pauses at each recorded player decision until someone taps it on the tablet
 (``WaitForPlayers``), unless ``auto`` takes the recorded decisions itself.
+
+A game played without a camera (Pennies From Heaven, whose cards are all entered on the tablet)
+is recorded as a hand of actions in text form instead of frames (``tools/record_ph_hand.py``);
+its demo is a table refereed by hand, where the table's steps (the deal, the upcard, red threes,
+reveals) are entered for the players and their decisions wait for their taps, unless ``auto``
+enters the whole hand itself at a readable pace (``RecordedHand``).
 """
 
 from __future__ import annotations
@@ -71,6 +77,11 @@ def open_demo(name: str, db: str, read: str = "vision", auto: bool = False, real
     from web.bootstrap import open_table
 
     folder = game_folder(name)
+    recorded = json.loads((folder / "game.json").read_text())
+    if isinstance(recorded.get("actions"), list):
+        from web.recorded_hand import HAND_PACE, open_hand
+
+        return open_hand(recorded, db, auto=auto, pace=HAND_PACE if realtime else 0.0)
     service = open_table(f"replay:{folder}", db, new=True, realtime=realtime, read=read, answer_from_labels=auto)
     decisions = getattr(service.source, "game", {}).get("decisions")  # a replay's recorded decisions
     if not auto and decisions:

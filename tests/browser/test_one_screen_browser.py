@@ -304,3 +304,48 @@ def test_a_table_that_does_not_match_offers_one_way_forward(browser: Any, tmp_pa
         page.tap("#discrepancy-undo")
         page.wait_for_function("!document.querySelector('#history').textContent.includes('Rolled 1, 2, 3, 3, 4 and 6')")
     assert "roll 1 2 3 3 4 6" not in [str(a) for a in service.match.state.history()]
+
+
+def test_the_recorded_pennies_from_heaven_hand_plays_on_the_card_table(browser: Any, tmp_path: Path) -> None:
+    """PH-7, PH-11: ``referee demo --game pennies-from-heaven`` half-way through its recorded
+    hand shows the card table (melds, red threes, the piles; no picture) on one screen, the
+    player to decide next named, a hundred options in two steps (what to do, then the card)."""
+    import json
+
+    from web.demo_games import game_folder
+
+    recorded = json.loads((game_folder("pennies-from-heaven") / "game.json").read_text())
+    actions = recorded["actions"]
+    half = next(n for n in range(len(actions) // 2, len(actions)) if actions[n]["player"] != "table")
+    service = open_demo("pennies-from-heaven", str(tmp_path / "ph.db"), realtime=False)
+    for step in actions[:half]:
+        service.act(step["action"])  # the players' taps and the table's steps so far
+    with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
+        service.start()  # waits for the next recorded decision, the players'
+        try:
+            for size in SIZES:
+                page = open_at(browser, server, size)
+                page.wait_for_selector("#card-table:not([hidden]) .card-zone")
+                assert page.is_hidden("#picture")
+                zones = page.inner_text("#card-zones")
+                assert "Ann & Cy: melds" in zones and "Draw pile" in zones and "red threes" in zones
+                assert page.inner_text("#prompt").startswith(actions[half]["player"])
+                assert f"Recorded next: {actions[half]['player']} adds" in page.inner_text("#status")
+                assert "1. A ×7 mixed canasta" in zones
+                assert_on_one_screen(page)
+                # Over a hundred options: what to do first, then the cards (one screen still).
+                assert page.locator("#options button").count() < 12
+                page.locator("#options button.group-choice", has_text="Discards").tap()
+                card = page.locator("#options button:not(.group-choice)", has_text=re.compile(r"^\S+$")).first
+                assert_on_one_screen(page)
+                if size == "portrait":
+                    chosen = card.get_attribute("data-action")
+                    assert chosen and chosen.startswith("discard ")
+                    card.tap()
+                    page.wait_for_function("(n) => document.querySelector('#history').children.length > n",
+                                           arg=half)
+                    assert str(service.match.state.history()[-1]) == chosen
+                page.context.close()
+        finally:
+            service.stop()
+    assert len(service.match.state.score_sheet()) == 0, "half-way, the hand is not scored yet"

@@ -25,3 +25,23 @@ def test_a_label_is_the_one_of_its_own_moment() -> None:
     labels = history_labels(state)
     assert labels[1] != labels[3] and labels[1] is not None and labels[3] is not None
     assert labels[1].startswith("Put in a penny") and "then holds" in labels[3]
+
+
+def test_labels_kept_from_a_shorter_history_extend_to_the_longer_and_follow_an_undo() -> None:
+    """SP-3.1, SP-3.5: labels found step by step as the match goes (kept between views), after an
+    undo and another decision, are those a fresh replay of the whole log finds."""
+    from web import history
+
+    game = find_game("seven-pennies")(["Jess", "Kevin"], {})
+    state = game.new_state()
+    for action in ["designate Jess", "throw 2H 5T", "gather"]:
+        state.apply(action)
+        history_labels(state)
+    state.undo()
+    state.apply("cancel")
+    history_labels(state)
+    state.apply(state.legal_actions()[0])  # the next throw
+    stepwise = history_labels(state)
+    history._labels_seen.clear()
+    assert stepwise == history_labels(state)
+    assert stepwise[2] is not None and stepwise[2].startswith("Cancel") and stepwise[3] is None

@@ -317,12 +317,16 @@ function renderOptions(next) {
   $("options-why").textContent = why;
   const grouped = next.game === "pennywise" && options.length > 6;
   $("options").classList.toggle("grouped", grouped);
-  $("options").classList.remove("amounts");
+  $("options").classList.remove("amounts", "cards");
   // Options waiting for the table to match are shown short (without their asides in brackets),
   // leaving the room to the box that says how to put the table right.
   const waiting = tableMismatch(next);
   $("options").classList.toggle("waiting", waiting);
   if (!grouped) {
+    if (next.game === "pennies-from-heaven" && options.length > MANY_CARD_OPTIONS) {
+      renderCardOptions(options, next, why);
+      return;
+    }
     $("options").replaceChildren(...options.map((o) => optionButton(o, waiting ? shortWords(o.label) : o.label, next, why)));
     return;
   }
@@ -351,6 +355,49 @@ function renderOptions(next) {
     } else {
       nodes.push(...changeByAmount(mine, next, why));
     }
+  }
+  $("options").replaceChildren(...nodes);
+}
+
+// Pennies From Heaven's play step lists every card that may be discarded, buried or added to
+// each meld, and every pair the pile may be taken with (over a hundred): those come in two steps,
+// first what to do ("Di discards", "Di adds to meld 2"), then the cards. Single options stay
+// buttons of their own.
+const MANY_CARD_OPTIONS = 8;
+const CARDS_AT_END = /^(.*?) ((?:(?:10|[2-9JQKA])[CDHS]|JK)(?: (?:(?:10|[2-9JQKA])[CDHS]|JK))*)( to meld \d+)?$/;
+let chosenDoing = null;
+
+function cardOption(o) {
+  const found = String(o.label).match(CARDS_AT_END);
+  return found ? { doing: found[1] + (found[3] || ""), cards: found[2] } : { doing: String(o.label), cards: "" };
+}
+
+function renderCardOptions(options, next, why) {
+  const parts = options.map((o) => ({ o, ...cardOption(o) }));
+  const doings = [...new Set(parts.map((p) => p.doing))];
+  const many = (doing) => parts.filter((p) => p.doing === doing).length > 1;
+  if (!doings.includes(chosenDoing) || !many(chosenDoing)) chosenDoing = null;
+  $("options").classList.add("grouped");
+  $("options-title").textContent = "Your options: what to do, then the cards";
+  const row = el("div", undefined, "coin-row");
+  row.append(...doings.map((doing) => {
+    // The prompt names the player: the buttons say what they do ("Discards…", "Adds to meld 2…").
+    const words = doing.replace(/^\S+ (?=\S)/, "");
+    const short = words.charAt(0).toUpperCase() + words.slice(1);
+    if (!many(doing)) return optionButton(parts.find((p) => p.doing === doing).o, short, next, why);
+    const button = el("button", `${short}…`, "group-choice");
+    button.type = "button";
+    button.title = doing;
+    button.setAttribute("aria-pressed", String(doing === chosenDoing));
+    button.disabled = !controller;
+    button.addEventListener("click", () => { chosenDoing = doing === chosenDoing ? null : doing; render(view); });
+    return button;
+  }));
+  const nodes = [row];
+  $("options").classList.toggle("cards", chosenDoing !== null);
+  if (chosenDoing !== null) {
+    nodes.push(el("h3", `${chosenDoing}:`, "group"));
+    nodes.push(...parts.filter((p) => p.doing === chosenDoing).map((p) => optionButton(p.o, p.cards, next, why)));
   }
   $("options").replaceChildren(...nodes);
 }
@@ -443,6 +490,17 @@ function renderCardTable(next) {
   $("card-zones").replaceChildren(...zones.map(([zone, items]) => {
     const tile = el("div", undefined, "card-zone");
     tile.append(el("span", zoneName(zone), "zone-name"));
+    const [kind, owner] = zone.split(":");
+    const melds = kind === "melds" && next.melds ? next.melds[owner] : null;
+    if (melds && melds.length) {
+      // A team's melds by the numbers the options use ("Adds to meld 2"): rank, size, canasta.
+      const list = el("ol", undefined, "zone-melds");
+      list.append(...melds.map((m) => el("li",
+        `${m.number}. ${m.kind} ×${m.cards.length}${m.canasta ? (m.canasta === "natural" ? " canasta" : " mixed canasta") : ""}`)));
+      tile.classList.add("melds-zone");
+      tile.append(list);
+      return tile;
+    }
     const known = items.map((i) => i.value).filter((v) => v !== null && v !== undefined);
     const text = known.length ? known.join(" ") : `${items.length} card${items.length === 1 ? "" : "s"}`;
     tile.append(el("span", text, known.length ? "zone-cards" : "zone-count"));
