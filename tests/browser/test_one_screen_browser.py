@@ -349,3 +349,38 @@ def test_the_recorded_pennies_from_heaven_hand_plays_on_the_card_table(browser: 
         finally:
             service.stop()
     assert len(service.match.state.score_sheet()) == 0, "half-way, the hand is not scored yet"
+
+
+SYNTAX = re.compile(r"\bCARDS?\b|\bNAME\b|yes\|no|\bgo-out\b|\btake-pile\b|\b(?:red-threes|reveal-pennies|upcard) [A-Z]|\bdealt (?:yes|no)|perfect: ")
+
+
+def test_every_pennies_from_heaven_prompt_and_option_is_said_without_command_syntax(browser: Any, tmp_path: Path) -> None:
+    """PH-2.4 to PH-10: each prompt and option of the recorded hand, and the prompts it never
+    reaches (the first dealer, a partner's answer, the Pennies revealed), as the dashboard words
+    them: no command syntax, the rule tags kept."""
+    import json
+
+    from web.demo_games import game_folder
+
+    actions = json.loads((game_folder("pennies-from-heaven") / "game.json").read_text())["actions"]
+    service = open_demo("pennies-from-heaven", str(tmp_path / "ph.db"), realtime=False)
+    texts = {
+        "The table: designate the first dealer (designate NAME, A67)",
+        "Cy: Ann asks to go out; answer yes|no (PH-9.2)",
+        "Hand over: reveal Bo's Pennies: reveal-pennies Bo CARDS (PH-8.4)",
+    }
+    for step in actions:
+        view = service.view()
+        texts.add(view["prompt"])
+        texts.update(option["label"] for option in view["options"])
+        service.act(step["action"])
+    assert sum(SYNTAX.search(text) is not None for text in texts) >= 8, "the hand's prompts carry syntax to rewrite"
+    with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
+        page = open_at(browser, server, "portrait")
+        shown: list[str] = page.evaluate(
+            "(texts) => texts.map((t) => plainText(document.createElement('span'), t).textContent)", sorted(texts))
+    left = [text for text in shown if SYNTAX.search(text)]
+    assert not left, f"command syntax on the dashboard: {left[:5]}"
+    assert any("tap who deals below" in text for text in shown)
+    assert "Both deals perfect" in shown and "Neither deal perfect" in shown
+    assert any(text.endswith("then discard a card or go out") for text in shown)

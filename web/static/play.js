@@ -99,6 +99,7 @@ function plainText(node, text, tagsOpen = true) {
     (_, verb, words, none) => /CARD/.test(words)
       ? `: tap “${verb}” and the card${/CARDS/.test(words) ? "s" : ""} in the picker below${none ? " (or enter none)" : ""}`
       : ": tap your answer below");
+  rest = plainPhWords(rest);
   let last = 0;
   for (const match of rest.matchAll(RULE_GROUP)) {
     node.append(document.createTextNode(rest.slice(last, match.index)));
@@ -161,7 +162,7 @@ function render(next) {
   const cardGame = next.game === "pennies-from-heaven";
   $("manual").hidden = !controller || !(next.awaiting_chance || cardGame);
   $("cards").hidden = !controller || !cardGame;
-  $("manual-action").placeholder = cardGame ? "meld 7H 7D 7C" : throwExample(next);
+  $("manual-action").placeholder = cardGame ? "meld 7H 7D 7C" : throwHint(next);
 
   const question = next.question;
   $("question").hidden = !question;
@@ -613,7 +614,7 @@ $("odds-toggle").addEventListener("click", () => {
 $("manual").addEventListener("submit", (event) => {
   event.preventDefault();
   const input = $("manual-action");
-  if (input.value.trim()) act(input.value.trim());
+  if (input.value.trim()) act(typedAction(input.value.trim(), view));
   input.value = "";
 });
 $("login").addEventListener("submit", async (event) => {
@@ -664,13 +665,45 @@ refresh();
 listen();
 setInterval(refresh, 15000);
 
-// An example of the throw to type, in this game's words: the last throw entered or read, else
-// dice faces where the game is played with dice (SPD, Sevens, FLIP), else coin faces.
-function throwExample(next) {
-  const last = [...(next.history || [])].reverse().find((action) => /^(throw|roll) /.test(action));
-  if (last) return last;
+// Whether this game's throw is of dice (SPD, Sevens, FLIP) rather than coins, and its verb.
+function throwKind(next) {
   const items = Object.values(next.zones || {}).flat();
   const dice = items.some((item) => /^d\d+$/.test(item.kind));
-  const verb = ["sevens", "flip"].includes(next.game) ? "roll" : "throw";
-  return dice ? `${verb} 1 2 3 4 5 6` : `${verb} 3H 4T`;
+  return { dice, verb: ["sevens", "flip"].includes(next.game) ? "roll" : "throw" };
+}
+
+// The form of a throw typed by hand, in words (never a past throw: the table shows this one).
+function throwHint(next) {
+  return throwKind(next).dice ? "Type what the dice show, e.g. 1 2 3 4 5 6" : "Type what the table shows, e.g. 3 heads 4 tails";
+}
+
+// A throw typed in words ("3 heads 4 tails", "1 2 3 4 5 6") as the action the referee takes
+// ("throw 3H 4T", "roll 1 2 3 4 5 6"); anything else (an action typed in full) is sent unchanged.
+function typedAction(text, next) {
+  const { dice, verb } = throwKind(next || {});
+  const coins = /^(\d+)\s*heads?\s*(?:,|and)?\s*(\d+)\s*tails?$/i.exec(text);
+  if (coins && !dice) return `${verb} ${coins[1]}H ${coins[2]}T`;
+  const tails = /^(\d+)\s*tails?\s*(?:,|and)?\s*(\d+)\s*heads?$/i.exec(text);
+  if (tails && !dice) return `${verb} ${tails[2]}H ${tails[1]}T`;
+  if (dice && /^\d+(?:[\s,]+\d+)*$/.test(text)) return `${verb} ${text.split(/[\s,]+/).join(" ")}`;
+  return text;
+}
+
+// Pennies From Heaven's prompts and options in the dashboard's words: the command syntax the
+// terminal shows ("designate NAME", "discard CARD or go-out", "answer yes|no", "reveal Bo
+// CARDS", "dealer perfect: yes; partner perfect: no") said as what to tap.
+const DEAL_WORDS = {
+  "yes yes": "Both deals perfect",
+  "yes no": "Dealer's deal perfect, partner's not",
+  "no yes": "Partner's deal perfect, dealer's not",
+  "no no": "Neither deal perfect",
+};
+function plainPhWords(text) {
+  return text
+    .replace(/^dealer perfect: (yes|no); partner perfect: (yes|no)$/, (_, d, p) => DEAL_WORDS[`${d} ${p}`])
+    .replace(/ \(designate NAME, (A\d+)\)/, ": tap who deals below ($1)")
+    .replace(/, then discard CARD or go-out/, ", then discard a card or go out")
+    .replace(/\btake-pile with\b/, "take the Discard Pile with")
+    .replace(/; answer yes\|no(?=\s*(?:\(|$))/, "; tap yes or no below")
+    .replace(/: reveal(?:-pennies)? \S+ CARDS(?=\s*(?:\(|$))/, ": enter them with the card picker below");
 }
