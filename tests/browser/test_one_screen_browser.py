@@ -65,6 +65,21 @@ def assert_on_one_screen(page: Any) -> None:
     assert not outside, f"below the fold at {page.viewport_size}: {outside}"
 
 
+def assert_every_zone_in_view(page: Any) -> None:
+    """Every zone of the card table (hands, Pennies, piles, each team's melds and each meld) lies
+    inside the viewport and inside the card table's panel: nothing to scroll to."""
+    hidden = page.evaluate(
+        """() => {
+             const table = document.querySelector('#card-table').getBoundingClientRect();
+             const top = Math.max(0, table.top) - 1, bottom = Math.min(window.innerHeight, table.bottom) + 1;
+             return [...document.querySelectorAll('#card-zones .card-zone, #card-zones .zone-melds li')]
+               .filter((node) => { const r = node.getBoundingClientRect();
+                                   return r.height === 0 || r.top < top || r.bottom > bottom || r.left < 0 || r.right > window.innerWidth; })
+               .map((node) => node.textContent);
+           }""")
+    assert not hidden, f"zones out of view at {page.viewport_size}: {hidden}"
+
+
 def picture(page: Any) -> dict[str, Any]:
     state: dict[str, Any] = page.evaluate("async () => (await (await fetch('/api/state')).json())")
     return state
@@ -333,6 +348,8 @@ def test_the_recorded_pennies_from_heaven_hand_plays_on_the_card_table(browser: 
                 assert f"Recorded next: {actions[half]['player']} adds" in page.inner_text("#status")
                 assert "1. A ×7 mixed canasta" in zones
                 assert_on_one_screen(page)
+                assert_every_zone_in_view(page)
+                assert page.locator("#card-zones .melds-zone").count() == 2, "each team's melds"
                 # Over a hundred options: what to do first, then the cards (one screen still).
                 assert page.locator("#options button").count() < 12
                 page.locator("#options button.group-choice", has_text="Discards").tap()
