@@ -91,6 +91,23 @@ def test_illegal_entry_shows_the_rule(tablet: Any) -> None:
         assert "SP-3.1" in page.inner_text("#error")
 
 
+def test_a_throw_typed_in_words_is_entered_as_that_throw(tablet: Any) -> None:
+    """SP-3.1: the entry box hints the form of a throw in words (never a past throw), and a throw
+    typed that way ("3 heads 4 tails") is the throw the referee takes (throw 3H 4T)."""
+    service = FakeService()
+    with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
+        page = tablet.new_page()
+        page.goto(server.url + "/")
+        unlock(page)
+        page.wait_for_selector("#manual:not([hidden])")
+        assert page.get_attribute("#manual-action", "placeholder") == "e.g. 3 heads 4 tails"
+        before = len(service.state.history())
+        enter_throw(page, "3 heads 4 tails")
+        page.wait_for_function("(n) => document.querySelector('#history').children.length > n", arg=before, timeout=30000)
+        assert [str(a) for a in service.state.history()[before:]] == ["throw 3H 4T"]
+        assert page.get_attribute("#manual-action", "placeholder") == "e.g. 3 heads 4 tails"
+
+
 def test_spectator_sees_every_update_and_cannot_act(browser: Any, tablet: Any) -> None:
     service = FakeService()
     with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:

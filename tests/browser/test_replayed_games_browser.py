@@ -194,7 +194,7 @@ def test_a_throw_read_unsurely_is_confirmed_with_one_tap(
         assert_tablet_friendly(page)
         screenshot(page, "dice-confirm-the-throw")
         # The throw typed by hand is hinted in this game's words, dice faces, never a past throw.
-        assert page.get_attribute("#manual-action", "placeholder") == "Type what the dice show, e.g. 1 2 3 4 5 6"
+        assert page.get_attribute("#manual-action", "placeholder") == "e.g. 1 2 3 4 5 6"
         page.tap('#question-choices button:text-is("yes")')
         page.wait_for_function("document.querySelector('#question').hidden", timeout=30000)
     def canonical(action: str) -> list[str]:

@@ -672,9 +672,10 @@ function throwKind(next) {
   return { dice, verb: ["sevens", "flip"].includes(next.game) ? "roll" : "throw" };
 }
 
-// The form of a throw typed by hand, in words (never a past throw: the table shows this one).
+// The form of a throw typed by hand, in words (never a past throw: the table shows this one);
+// the label above the box says what to enter.
 function throwHint(next) {
-  return throwKind(next).dice ? "Type what the dice show, e.g. 1 2 3 4 5 6" : "Type what the table shows, e.g. 3 heads 4 tails";
+  return throwKind(next).dice ? "e.g. 1 2 3 4 5 6" : "e.g. 3 heads 4 tails";
 }
 
 // A throw typed in words ("3 heads 4 tails", "1 2 3 4 5 6") as the action the referee takes
