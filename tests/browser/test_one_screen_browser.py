@@ -396,6 +396,8 @@ def test_every_pennies_from_heaven_prompt_and_option_is_said_without_command_syn
         page = open_at(browser, server, "portrait")
         shown: list[str] = page.evaluate(
             "(texts) => texts.map((t) => plainText(document.createElement('span'), t).textContent)", sorted(texts))
+        status = page.evaluate("plainPhWords('Recorded next: Cy: dealer perfect: no; partner perfect: no')")
+    assert status == "Recorded next: Cy: Neither deal perfect", "the status line names the recorded decision in words"
     left = [text for text in shown if SYNTAX.search(text)]
     assert not left, f"command syntax on the dashboard: {left[:5]}"
     assert any("tap who deals below" in text for text in shown)

@@ -129,7 +129,7 @@ function render(next) {
   $("round").textContent = next.round ?? "–";
   $("phase").textContent = next.phase || "";
   plainText($("prompt"), next.prompt || "");
-  $("status").textContent = next.status ? ` · ${next.status}` : "";
+  $("status").textContent = next.status ? ` · ${plainPhWords(next.status)}` : "";
 
   const cardTable = next.game === "pennies-from-heaven";
   const forced = $("forced");
@@ -701,7 +701,7 @@ const DEAL_WORDS = {
 };
 function plainPhWords(text) {
   return text
-    .replace(/^dealer perfect: (yes|no); partner perfect: (yes|no)$/, (_, d, p) => DEAL_WORDS[`${d} ${p}`])
+    .replace(/\bdealer perfect: (yes|no); partner perfect: (yes|no)\b/, (_, d, p) => DEAL_WORDS[`${d} ${p}`])
     .replace(/ \(designate NAME, (A\d+)\)/, ": tap who deals below ($1)")
     .replace(/, then discard CARD or go-out/, ", then discard a card or go out")
     .replace(/\btake-pile with\b/, "take the Discard Pile with")
