@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,27 @@ def shoot(page: Any, name: str) -> None:
     print(path.relative_to(ROOT))
 
 
+def unlock(page: Any) -> None:
+    """Enter the control PIN on the open page."""
+    page.fill("#pin", PIN)
+    page.tap("#login button")
+
+
+def tablet_pages(browser: Any, url: str, unlocked: bool = True) -> Iterator[tuple[str, Any]]:
+    """The dashboard at ``url`` on a touch tablet of each size (its name and the page), the
+    control PIN entered unless ``unlocked`` is false; each tablet is closed after its turn."""
+    for size, viewport in SIZES.items():
+        context = browser.new_context(viewport=viewport, has_touch=True, is_mobile=True)
+        try:
+            page = context.new_page()
+            page.goto(url + "/")
+            if unlocked:
+                unlock(page)
+            yield size, page
+        finally:
+            context.close()
+
+
 def game_moments(browser: Any, game: str, short: str) -> None:
     """The first decision (waiting for a tap), then the end (the recorded decisions taken)."""
     for moment, auto in (("first-decision", False), ("end", True)):
@@ -57,19 +79,13 @@ def game_moments(browser: Any, game: str, short: str) -> None:
                 try:
                     if auto:
                         service.wait(180)
-                    for size, viewport in SIZES.items():
-                        context = browser.new_context(viewport=viewport, has_touch=True, is_mobile=True)
-                        page = context.new_page()
-                        page.goto(server.url + "/")
-                        page.fill("#pin", PIN)
-                        page.tap("#login button")
+                    for size, page in tablet_pages(browser, server.url):
                         page.wait_for_selector("#login", state="hidden")
                         if not auto:
                             # Options to tap, or options waiting for the table to match (G-2).
                             page.wait_for_selector("#options button:not([disabled]), #choose-anyway:not([hidden])",
                                                    timeout=60000)
                         shoot(page, f"{short}-{moment}-{size}")
-                        context.close()
                 finally:
                     service.stop()
 
@@ -82,19 +98,14 @@ def setup_and_spectator(browser: Any) -> None:
         with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
             service.start()
             try:
-                for size, viewport in SIZES.items():
-                    context = browser.new_context(viewport=viewport, has_touch=True, is_mobile=True)
-                    page = context.new_page()
-                    page.goto(server.url + "/")
+                for size, page in tablet_pages(browser, server.url, unlocked=False):
                     page.wait_for_selector("#options button", state="attached", timeout=60000)
                     shoot(page, f"spectator-{size}")
-                    page.fill("#pin", PIN)
-                    page.tap("#login button")
+                    unlock(page)
                     page.wait_for_selector("#login", state="hidden")
                     page.goto(server.url + "/setup")
                     page.wait_for_selector("#options label")
                     shoot(page, f"setup-{size}")
-                    context.close()
             finally:
                 service.stop()
 
@@ -117,16 +128,10 @@ def card_table(browser: Any) -> None:
         with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
             service.start()  # waits for the next recorded decision, the players'
             try:
-                for size, viewport in SIZES.items():
-                    context = browser.new_context(viewport=viewport, has_touch=True, is_mobile=True)
-                    page = context.new_page()
-                    page.goto(server.url + "/")
-                    page.fill("#pin", PIN)
-                    page.tap("#login button")
+                for size, page in tablet_pages(browser, server.url):
                     page.wait_for_selector("#card-table:not([hidden]) .card-zone")
                     page.locator("#options button.group-choice", has_text="Discards").tap()
                     shoot(page, f"pennies-from-heaven-{size}")
-                    context.close()
             finally:
                 service.stop()
 
@@ -139,16 +144,10 @@ def question_screen(browser: Any) -> None:
 
     service = UnsureRollService()
     with LiveServer({"REFEREE_SERVICE": service, "REFEREE_PIN": PIN}) as server:
-        for size, viewport in SIZES.items():
-            context = browser.new_context(viewport=viewport, has_touch=True, is_mobile=True)
-            page = context.new_page()
-            page.goto(server.url + "/")
-            page.fill("#pin", PIN)
-            page.tap("#login button")
+        for size, page in tablet_pages(browser, server.url):
             page.wait_for_selector("#question:not([hidden])")
             page.wait_for_function("document.querySelector('#question-crop').naturalWidth > 0")
             shoot(page, f"dice-confirm-the-throw-{size}")
-            context.close()
 
 
 def main(argv: list[str]) -> int:
