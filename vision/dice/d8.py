@@ -107,7 +107,8 @@ def _d8_steady_probs(
     faces: list[int], turns: Sequence[int],
 ) -> list[float]:
     """For each box, the least probability the d8 face reader gives ``faces`` (0-based) over
-    ``_D8_STEADY_LOOKS``, each look at the quarter ``turns``."""
+    ``_D8_STEADY_LOOKS``, each look at the quarter ``turns``; the looks at one blur are read in
+    one batch."""
     out = []
     for (cx, cy, w, h), face in zip(boxes, faces):
         side = float(max(w, h))
@@ -116,10 +117,11 @@ def _d8_steady_probs(
         x0, y0 = max(0, int(cx) - r), max(0, int(cy) - r)
         region = np.ascontiguousarray(frame[y0:y0 + 2 * r + 1, x0:x0 + 2 * r + 1])
         least = 1.0
-        for scale, dx, dy, sigma in _D8_STEADY_LOOKS:
+        for sigma in sorted({look[3] for look in _D8_STEADY_LOOKS}):
             image = np.asarray(cv2.GaussianBlur(region, (0, 0), sigma), np.uint8) if sigma > 0 else region
-            box = (cx - x0 + dx * side, cy - y0 + dy * side, w * scale, h * scale)
-            p = softmax(d8_face_logits(net, image, [box], turns))[0]
-            least = min(least, float(p[face]))
+            looks = [(cx - x0 + dx * side, cy - y0 + dy * side, w * scale, h * scale)
+                     for scale, dx, dy, blur in _D8_STEADY_LOOKS if blur == sigma]
+            p = softmax(d8_face_logits(net, image, looks, turns))
+            least = min(least, float(p[:, face].min()))
         out.append(least)
     return out
